@@ -1,0 +1,2 @@
+import Testing
+@Test func placeholderWire() { #expect(1 == 1) }
