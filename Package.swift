@@ -35,3 +35,10 @@ let package = Package(
   ],
   swiftLanguageModes: [.v6]
 )
+
+// TEMPORARY (development only): lets parallel work on one module not break another's build.
+import Foundation
+if ProcessInfo.processInfo.environment["RK_DEV_SKIP_WIRE"] != nil {
+  package.targets.removeAll { $0.name.hasPrefix("ReducerKitWire") }
+  package.products.removeAll { $0.name == "ReducerKitWire" }
+}

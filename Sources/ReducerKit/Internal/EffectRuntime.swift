@@ -1,0 +1,349 @@
+/// The non-generic engine behind a store's effects: it starts effect tasks, tracks them for
+/// cancellation, counts which of them are running (as opposed to asleep on a ``TestClock``) so
+/// that tests and hosts can wait for quiescence, and reports errors effects did not handle.
+@usableFromInline
+final class EffectRuntime: @unchecked Sendable {
+  // Safe: every mutable field lives in `state`, which is read and written only while holding
+  // `condition`'s mutex (see `locked(_:)`); everything else is immutable after init.
+
+  /// The runtime whose effect is running on the current task, if any.
+  @TaskLocal static var current: EffectRuntime?
+  /// The tracked unit (task) running on the current task, if any.
+  @TaskLocal static var currentUnit: Unit?
+
+  /// One tracked effect task. Lets a clock tell a tracked task from a structured child of it.
+  final class Unit: Sendable {
+    let runtime: EffectRuntime
+    let taskIdentity: Int
+    init(runtime: EffectRuntime, taskIdentity: Int) {
+      self.runtime = runtime
+      self.taskIdentity = taskIdentity
+    }
+    /// Whether the calling task is this unit's own task (not a child task that inherited it).
+    var isCurrentTask: Bool {
+      withUnsafeCurrentTask { $0?.hashValue } == taskIdentity
+    }
+  }
+
+  final class Join: @unchecked Sendable {
+    // Safe: `remaining` is only read and written while holding the runtime's lock.
+    var remaining: Int
+    init(_ remaining: Int) { self.remaining = remaining }
+  }
+
+  struct Entry {
+    var task: Task<Void, Never>?
+    var cancelled = false
+    var ids: [CancelID]
+  }
+
+  struct State {
+    var nextID: UInt64 = 0
+    var entries: [UInt64: Entry] = [:]
+    var byCancelID: [CancelID: Set<UInt64>] = [:]
+    /// Tracked tasks that are running: not finished and not asleep on a test clock.
+    var busy = 0
+    var idleWaiters: [UInt64: UnsafeContinuation<Bool, Never>] = [:]
+    var finishWaiters: [UInt64: UnsafeContinuation<Bool, Never>] = [:]
+    var nextWaiter: UInt64 = 0
+    var throttles: [CancelID: AnyObject] = [:]
+    var invalidated = false
+  }
+
+  private let condition = _Condition()
+  private var state = State()
+  let dependencies: DependencyValues?
+  let reportError: @Sendable (EffectError) -> Void
+
+  init(dependencies: DependencyValues?, reportError: @escaping @Sendable (EffectError) -> Void) {
+    self.dependencies = dependencies
+    self.reportError = reportError
+  }
+
+  private func locked<R>(_ body: (inout State) -> R) -> R {
+    condition.lock()
+    defer { condition.unlock() }
+    return body(&state)
+  }
+
+  // MARK: Starting tasks
+
+  /// Starts `operation` as a tracked task. Returns nil when the runtime was invalidated.
+  @discardableResult
+  func spawn(
+    priority: TaskPriority?,
+    ids: [CancelID],
+    join: Join? = nil,
+    operation: @escaping @Sendable () async -> Void
+  ) -> Task<Void, Never>? {
+    let id: UInt64? = locked { state in
+      guard !state.invalidated else { return nil }
+      state.nextID += 1
+      let id = state.nextID
+      state.entries[id] = Entry(ids: ids)
+      for cancelID in ids { state.byCancelID[cancelID, default: []].insert(id) }
+      state.busy += 1
+      return id
+    }
+    guard let id else { return nil }
+    let dependencies = self.dependencies
+    let task = Task(priority: priority) { [self] in
+      let unit = Unit(runtime: self, taskIdentity: withUnsafeCurrentTask { $0?.hashValue } ?? 0)
+      await EffectRuntime.$current.withValue(self) {
+        await EffectRuntime.$currentUnit.withValue(unit) {
+          if let dependencies {
+            await DependencyValues.$_current.withValue(dependencies) { await operation() }
+          } else {
+            await operation()
+          }
+        }
+      }
+      self.finished(id, join: join)
+    }
+    let cancelNow: Bool = locked { state in
+      guard state.entries[id] != nil else { return false }  // already finished
+      state.entries[id]?.task = task
+      return state.entries[id]?.cancelled ?? false
+    }
+    if cancelNow { task.cancel() }
+    return task
+  }
+
+  private func finished(_ id: UInt64, join: Join?) {
+    let resumed: [UnsafeContinuation<Bool, Never>] = locked { state in
+      if let entry = state.entries.removeValue(forKey: id) {
+        for cancelID in entry.ids {
+          state.byCancelID[cancelID]?.remove(id)
+          if state.byCancelID[cancelID]?.isEmpty == true { state.byCancelID[cancelID] = nil }
+        }
+      }
+      if let join {
+        join.remaining -= 1
+        // The last child hands its unit to the parent, which resumes now: no gap where the
+        // runtime would look idle while the parent is about to run.
+        if join.remaining > 0 { state.busy -= 1 }
+      } else {
+        state.busy -= 1
+      }
+      return Self.collectWaiters(&state)
+    }
+    condition.broadcast()
+    for continuation in resumed { continuation.resume(returning: true) }
+  }
+
+  private static func collectWaiters(_ state: inout State) -> [UnsafeContinuation<Bool, Never>] {
+    var resumed: [UnsafeContinuation<Bool, Never>] = []
+    if state.busy == 0, !state.idleWaiters.isEmpty {
+      resumed += state.idleWaiters.values
+      state.idleWaiters.removeAll()
+    }
+    if state.entries.isEmpty, !state.finishWaiters.isEmpty {
+      resumed += state.finishWaiters.values
+      state.finishWaiters.removeAll()
+    }
+    return resumed
+  }
+
+  /// Runs `children` as tracked tasks and waits for all of them. The calling task's unit is
+  /// handed to the children while it waits, and back when the last one finishes.
+  func awaitChildren(_ children: [(ids: [CancelID], operation: @Sendable () async -> Void)]) async {
+    guard !children.isEmpty else { return }
+    let join = Join(children.count)
+    var tasks: [Task<Void, Never>] = []
+    for child in children {
+      if let task = spawn(priority: nil, ids: child.ids, join: join, operation: child.operation) {
+        tasks.append(task)
+      } else {
+        locked { _ in join.remaining -= 1 }
+      }
+    }
+    let waitsOnChildren: Bool = locked { state in
+      if join.remaining > 0 {
+        state.busy -= 1
+        return true
+      }
+      return false
+    }
+    guard waitsOnChildren else { return }
+    let resumed = locked { Self.collectWaiters(&$0) }
+    condition.broadcast()
+    for continuation in resumed { continuation.resume(returning: true) }
+    let children = tasks
+    await withTaskCancellationHandler {
+      for task in children { await task.value }
+    } onCancel: {
+      for task in children { task.cancel() }
+    }
+  }
+
+  // MARK: Cancellation
+
+  /// Cancels every running effect marked with one of `ids`.
+  func cancel(_ ids: [CancelID]) {
+    let tasks: [Task<Void, Never>] = locked { state in
+      var tasks: [Task<Void, Never>] = []
+      for cancelID in ids {
+        for id in state.byCancelID[cancelID] ?? [] {
+          if let task = state.entries[id]?.task {
+            tasks.append(task)
+          } else {
+            state.entries[id]?.cancelled = true
+          }
+        }
+      }
+      return tasks
+    }
+    // Cancel outside the lock: cancellation handlers (a test clock's sleep) call back in.
+    for task in tasks { task.cancel() }
+  }
+
+  /// Cancels every effect and refuses new ones. Used when the store goes away.
+  func invalidate() {
+    let tasks: [Task<Void, Never>] = locked { state in
+      state.invalidated = true
+      return state.entries.values.compactMap { entry in entry.task }
+    }
+    for task in tasks { task.cancel() }
+  }
+
+  func cancelAll() {
+    let tasks: [Task<Void, Never>] = locked { state in
+      state.entries.values.compactMap { entry in entry.task }
+    }
+    for task in tasks { task.cancel() }
+  }
+
+  // MARK: Activity (for test clocks and hosts)
+
+  /// Called by a test clock when a tracked task goes to sleep on it.
+  func unitWillSleep() {
+    let resumed = locked { state -> [UnsafeContinuation<Bool, Never>] in
+      state.busy -= 1
+      return Self.collectWaiters(&state)
+    }
+    condition.broadcast()
+    for continuation in resumed { continuation.resume(returning: true) }
+  }
+
+  /// Called by a test clock right before it resumes a tracked task that slept on it.
+  func unitWillWake() {
+    locked { $0.busy += 1 }
+  }
+
+  /// Whether no tracked task is running (each has finished or sleeps on a test clock).
+  var isIdle: Bool { locked { $0.busy == 0 } }
+
+  /// How many effect tasks have not finished (sleeping ones included).
+  var inFlightCount: Int { locked { $0.entries.count } }
+
+  /// Blocks the calling thread until ``isIdle`` or the timeout. Negative waits forever.
+  func waitUntilIdle(timeoutNanoseconds: Int64) -> Bool {
+    condition.wait(timeoutNanoseconds: timeoutNanoseconds) { state.busy == 0 }
+  }
+
+  /// Blocks the calling thread until every effect finished, or the timeout.
+  func waitUntilFinished(timeoutNanoseconds: Int64) -> Bool {
+    condition.wait(timeoutNanoseconds: timeoutNanoseconds) { state.entries.isEmpty }
+  }
+
+  /// Suspends until ``isIdle``, or `timeout` passes on the continuous clock (nil: no limit).
+  func idle(timeout: Duration?) async -> Bool {
+    await wait(timeout: timeout, idle: true)
+  }
+
+  /// Suspends until every effect finished, or `timeout` passes (nil: no limit).
+  func finished(timeout: Duration?) async -> Bool {
+    await wait(timeout: timeout, idle: false)
+  }
+
+  private func wait(timeout: Duration?, idle: Bool) async -> Bool {
+    var waiterID: UInt64 = 0
+    let result = await withUnsafeContinuation { (continuation: UnsafeContinuation<Bool, Never>) in
+      let done: Bool = locked { state in
+        if idle ? state.busy == 0 : state.entries.isEmpty { return true }
+        state.nextWaiter += 1
+        waiterID = state.nextWaiter
+        if idle {
+          state.idleWaiters[waiterID] = continuation
+        } else {
+          state.finishWaiters[waiterID] = continuation
+        }
+        return false
+      }
+      if done {
+        continuation.resume(returning: true)
+        return
+      }
+      if let timeout {
+        let id = waiterID
+        Task { [self] in
+          try? await Task.sleep(for: timeout)
+          let waiter = locked { state in
+            idle ? state.idleWaiters.removeValue(forKey: id) : state.finishWaiters.removeValue(forKey: id)
+          }
+          waiter?.resume(returning: false)
+        }
+      }
+    }
+    return result
+  }
+
+  // MARK: Throttling state
+
+  func throttleState<T: AnyObject>(for id: CancelID, make: () -> T) -> T {
+    locked { state in
+      if let existing = state.throttles[id] as? T { return existing }
+      let made = make()
+      state.throttles[id] = made
+      return made
+    }
+  }
+
+  // MARK: Errors
+
+  /// Reports an effect's unhandled error to the current store, or to standard error.
+  static func report(_ error: EffectError) {
+    if let runtime = current {
+      runtime.reportError(error)
+    } else {
+      _writeToStandardError("ReducerKit: \(error)")
+    }
+  }
+}
+
+extension EffectRuntime {
+  /// Runs `effect` to completion inside the current effect task.
+  static func runNested<Action: Sendable>(_ effect: Effect<Action>, send: Send<Action>) async {
+    switch effect.operation {
+    case .none:
+      return
+    case let .send(action):
+      await send(action)
+    case let .run(run):
+      await run.operation(send)
+    case let .concatenate(effects):
+      for effect in effects { await runNested(effect, send: send) }
+    case let .merge(effects):
+      guard let runtime = current else {
+        await withTaskGroup(of: Void.self) { group in
+          for effect in effects {
+            group.addTask { await runNested(effect, send: send) }
+          }
+        }
+        return
+      }
+      await runtime.awaitChildren(
+        effects.map { effect in (ids: [], operation: { await runNested(effect, send: send) }) })
+    case let .cancellable(id, cancelInFlight, inner):
+      guard let runtime = current else {
+        await runNested(inner, send: send)
+        return
+      }
+      if cancelInFlight { runtime.cancel([id]) }
+      await runtime.awaitChildren([(ids: [id], operation: { await runNested(inner, send: send) })])
+    case let .cancel(ids):
+      current?.cancel(ids)
+    }
+  }
+}
+

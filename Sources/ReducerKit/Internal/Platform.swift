@@ -1,0 +1,133 @@
+#if canImport(Glibc)
+  @preconcurrency import Glibc
+#elseif canImport(Musl)
+  @preconcurrency import Musl
+#elseif canImport(Darwin)
+  @preconcurrency import Darwin
+#endif
+
+/// An identifier of the calling OS thread, never 0.
+@usableFromInline
+@inline(__always)
+func _currentThreadID() -> UInt {
+  #if canImport(Darwin)
+    return UInt(bitPattern: pthread_self())
+  #else
+    return UInt(pthread_self())
+  #endif
+}
+
+/// A plain pthread mutex with explicit lock/unlock, for code paths that cannot be written as a
+/// closure (the store's drain holds it across re-entrant calls).
+@usableFromInline
+final class _Lock: @unchecked Sendable {
+  // Safe: the pthread mutex is the synchronization primitive itself; the pointer is allocated
+  // once in init, never reassigned, and freed in deinit when no thread can hold a reference.
+  @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
+
+  @usableFromInline init() {
+    mutex = .allocate(capacity: 1)
+    mutex.initialize(to: pthread_mutex_t())
+    pthread_mutex_init(mutex, nil)
+  }
+
+  deinit {
+    pthread_mutex_destroy(mutex)
+    mutex.deallocate()
+  }
+
+  @inlinable @inline(__always) func lock() { pthread_mutex_lock(mutex) }
+  @inlinable @inline(__always) func unlock() { pthread_mutex_unlock(mutex) }
+
+  @inlinable func withLock<R>(_ body: () throws -> R) rethrows -> R {
+    lock()
+    defer { unlock() }
+    return try body()
+  }
+}
+
+/// A mutex plus condition variable, for blocking waits with a deadline (used by hosts that wait
+/// for effects from a thread that is not part of Swift's concurrency pool).
+final class _Condition: @unchecked Sendable {
+  // Safe: same reasoning as `_Lock`; the pthread objects are the synchronization primitives.
+  let mutex: UnsafeMutablePointer<pthread_mutex_t>
+  let cond: UnsafeMutablePointer<pthread_cond_t>
+
+  init() {
+    mutex = .allocate(capacity: 1)
+    mutex.initialize(to: pthread_mutex_t())
+    pthread_mutex_init(mutex, nil)
+    cond = .allocate(capacity: 1)
+    cond.initialize(to: pthread_cond_t())
+    #if canImport(Darwin)
+      pthread_cond_init(cond, nil)
+    #else
+      var attr = pthread_condattr_t()
+      pthread_condattr_init(&attr)
+      pthread_condattr_setclock(&attr, CLOCK_MONOTONIC)
+      pthread_cond_init(cond, &attr)
+      pthread_condattr_destroy(&attr)
+    #endif
+  }
+
+  deinit {
+    pthread_cond_destroy(cond)
+    pthread_mutex_destroy(mutex)
+    cond.deallocate()
+    mutex.deallocate()
+  }
+
+  func lock() { pthread_mutex_lock(mutex) }
+  func unlock() { pthread_mutex_unlock(mutex) }
+  func broadcast() { pthread_cond_broadcast(cond) }
+
+  /// Waits until `predicate` holds (checked under the mutex) or `nanoseconds` pass.
+  /// Returns whether the predicate held. A negative timeout waits forever.
+  func wait(timeoutNanoseconds: Int64, until predicate: () -> Bool) -> Bool {
+    lock()
+    defer { unlock() }
+    if timeoutNanoseconds < 0 {
+      while !predicate() { pthread_cond_wait(cond, mutex) }
+      return true
+    }
+    #if canImport(Darwin)
+      var deadline = timespec()
+      var tv = timeval()
+      gettimeofday(&tv, nil)
+      deadline.tv_sec = tv.tv_sec
+      deadline.tv_nsec = Int(tv.tv_usec) * 1000
+    #else
+      var deadline = timespec()
+      clock_gettime(CLOCK_MONOTONIC, &deadline)
+    #endif
+    let total = Int64(deadline.tv_nsec) + timeoutNanoseconds % 1_000_000_000
+    deadline.tv_sec += Int(timeoutNanoseconds / 1_000_000_000) + Int(total / 1_000_000_000)
+    deadline.tv_nsec = Int(total % 1_000_000_000)
+    while !predicate() {
+      if pthread_cond_timedwait(cond, mutex, &deadline) == ETIMEDOUT {
+        return predicate()
+      }
+    }
+    return true
+  }
+}
+
+/// Writes a line to standard error (no Foundation needed).
+func _writeToStandardError(_ message: String) {
+  var line = message
+  line.append("\n")
+  line.withCString { _ = fputs($0, stderr) }
+}
+
+/// A value guarded by a `_Lock`.
+final class _Protected<Value>: @unchecked Sendable {
+  // Safe: `value` is only touched inside `withLock`, under `lock`.
+  private let lock = _Lock()
+  private var value: Value
+  init(_ value: Value) { self.value = value }
+  func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+    lock.lock()
+    defer { lock.unlock() }
+    return try body(&value)
+  }
+}

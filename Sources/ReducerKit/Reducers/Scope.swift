@@ -1,0 +1,87 @@
+/// Runs a child reducer on a part of the parent's state, for the parent's actions that carry a
+/// child action.
+///
+/// ```swift
+/// var body: some ReducerOf<Self> {
+///   Scope(state: \.counter, action: \.counter) { Counter() }
+///   Reduce { state, action in … }
+/// }
+/// ```
+public struct Scope<ParentState, ParentAction: Sendable, Child: Reducer>: Reducer
+where Child.Action: Sendable {
+  @usableFromInline
+  enum StatePath {
+    case keyPath(WritableKeyPath<ParentState, Child.State>)
+    case casePath(AnyCasePath<ParentState, Child.State>)
+  }
+
+  @usableFromInline let toChildState: StatePath
+  @usableFromInline let toChildAction: _ActionPath<ParentAction, Child.Action>
+  @usableFromInline let child: Child
+
+  /// Scopes to a stored child state and a child action case (as a case path).
+  @inlinable
+  public init(
+    state toChildState: WritableKeyPath<ParentState, Child.State>,
+    action toChildAction: AnyCasePath<ParentAction, Child.Action>,
+    @ReducerBuilder<Child.State, Child.Action> child: () -> Child
+  ) {
+    self.toChildState = .keyPath(toChildState)
+    self.toChildAction = _ActionPath(toChildAction)
+    self.child = child()
+  }
+
+  /// Scopes to a stored child state and a child action (as a key path to an optional
+  /// computed property of the action enum; see ``AnyCasePath``).
+  @inlinable
+  public init(
+    state toChildState: WritableKeyPath<ParentState, Child.State>,
+    action toChildAction: WritableKeyPath<ParentAction, Child.Action?> & Sendable,
+    @ReducerBuilder<Child.State, Child.Action> child: () -> Child
+  ) {
+    self.toChildState = .keyPath(toChildState)
+    self.toChildAction = _ActionPath(toChildAction)
+    self.child = child()
+  }
+
+  /// Scopes to one case of an enum state. The child runs only while the state is that case.
+  @inlinable
+  public init(
+    state toChildState: AnyCasePath<ParentState, Child.State>,
+    action toChildAction: AnyCasePath<ParentAction, Child.Action>,
+    @ReducerBuilder<Child.State, Child.Action> child: () -> Child
+  ) {
+    self.toChildState = .casePath(toChildState)
+    self.toChildAction = _ActionPath(toChildAction)
+    self.child = child()
+  }
+
+  /// Scopes to one case of an enum state, with a key-path child action.
+  @inlinable
+  public init(
+    state toChildState: AnyCasePath<ParentState, Child.State>,
+    action toChildAction: WritableKeyPath<ParentAction, Child.Action?> & Sendable,
+    @ReducerBuilder<Child.State, Child.Action> child: () -> Child
+  ) {
+    self.toChildState = .casePath(toChildState)
+    self.toChildAction = _ActionPath(toChildAction)
+    self.child = child()
+  }
+
+  @inlinable
+  public func reduce(into state: inout ParentState, action: ParentAction) -> Effect<ParentAction> {
+    guard let childAction = toChildAction.extract(action) else { return .none }
+    let effect: Effect<Child.Action>
+    switch toChildState {
+    case let .keyPath(keyPath):
+      effect = child.reduce(into: &state[keyPath: keyPath], action: childAction)
+    case let .casePath(casePath):
+      guard var childState = casePath.extract(from: state) else { return .none }
+      effect = child.reduce(into: &childState, action: childAction)
+      state = casePath.embed(childState)
+    }
+    if effect.isNone { return .none }
+    let embed = toChildAction.embed
+    return effect.map { embed($0, action) }
+  }
+}
