@@ -8,6 +8,10 @@ let package = Package(
     .library(name: "ReducerKit", targets: ["ReducerKit"]),
     .library(name: "ReducerKitTesting", targets: ["ReducerKitTesting"]),
     .library(name: "ReducerKitWire", targets: ["ReducerKitWire"]),
+    .library(name: "ReducerKitExamples", targets: ["ReducerKitExamples"]),
+    .library(name: "ReducerKitFFI", targets: ["ReducerKitFFI"]),
+    // libreducerkit.so: the C ABI plus the example features.
+    .library(name: "reducerkit", type: .dynamic, targets: ["ReducerKitLibrary"]),
   ],
   dependencies: [
     .package(url: "https://github.com/pointfreeco/swift-identified-collections", from: "1.1.1"),
@@ -30,8 +34,18 @@ let package = Package(
       ]
     ),
     .target(name: "ReducerKitWire"),
+    .target(name: "ReducerKitExamples", dependencies: ["ReducerKit"]),
+    .target(name: "CReducerKitShims"),
+    .target(name: "ReducerKitFFI", dependencies: ["ReducerKit", "ReducerKitWire", "CReducerKitShims"]),
+    .target(name: "ReducerKitLibrary", dependencies: ["ReducerKitFFI", "ReducerKitExamples"]),
+    .executableTarget(
+      name: "reducerkit-bench",
+      dependencies: ["ReducerKit"],
+      path: "benchmarks/swift"
+    ),
     .testTarget(name: "ReducerKitTests", dependencies: ["ReducerKit", "ReducerKitTesting"]),
     .testTarget(name: "ReducerKitWireTests", dependencies: ["ReducerKitWire"]),
+    .testTarget(name: "ReducerKitAdapterTests", dependencies: ["ReducerKit", "ReducerKitTesting"]),
   ],
   swiftLanguageModes: [.v6]
 )
@@ -39,6 +53,7 @@ let package = Package(
 // TEMPORARY (development only): lets parallel work on one module not break another's build.
 import Foundation
 if ProcessInfo.processInfo.environment["RK_DEV_SKIP_WIRE"] != nil {
-  package.targets.removeAll { $0.name.hasPrefix("ReducerKitWire") }
+  package.targets.removeAll { $0.name.hasPrefix("ReducerKitWire") || $0.name == "ReducerKitFFI" || $0.name == "ReducerKitLibrary" || $0.name == "CReducerKitShims" }
+  package.products.removeAll { $0.name == "ReducerKitFFI" || $0.name == "reducerkit" }
   package.products.removeAll { $0.name == "ReducerKitWire" }
 }

@@ -21,7 +21,7 @@ public final class Store<State, Action: Sendable>: @unchecked Sendable {
   // (the "owner", recorded in `owner`), or by that same thread re-entrantly. `State` values
   // leave the store only as copies; for value-typed states that makes cross-thread use safe.
 
-  @usableFromInline let reducer: any Reducer<State, Action>
+  @usableFromInline let _reduce: (inout State, Action) -> Effect<Action>
   @exclusivity(unchecked) @usableFromInline var _state: State
   @exclusivity(unchecked) @usableFromInline var pending: ContiguousArray<Action> = []
   @exclusivity(unchecked) @usableFromInline var subscribers: ContiguousArray<_Subscriber<State>> = []
@@ -41,21 +41,29 @@ public final class Store<State, Action: Sendable>: @unchecked Sendable {
   ///   - initialState: The state to start from.
   ///   - reducer: The feature's reducer.
   ///   - prepareDependencies: Overrides dependencies for this store's reducer and effects.
-  public init<R: Reducer>(
+  @inlinable
+  public convenience init<R: Reducer>(
     initialState: State,
     reducer: R,
     withDependencies prepareDependencies: (inout DependencyValues) -> Void = { _ in }
   ) where R.State == State, R.Action == Action {
-    var values = DependencyValues._current
-    prepareDependencies(&values)
-    self.reducer = reducer
-    self._state = initialState
-    self.dependencies = values.isDefault ? nil : values
-    let reporter = values.reportEffectError
-    self.runtime = EffectRuntime(
-      dependencies: values.isDefault ? nil : values,
-      reportError: { reporter($0) }
-    )
+    self.init(
+      _initialState: initialState, reduce: { reducer.reduce(into: &$0, action: $1) },
+      withDependencies: prepareDependencies)
+  }
+
+  /// A store for `reducer`, starting from `initialState`. The reducer's `body` is built once,
+  /// here, not once per action (a body cannot see state, and reads dependencies when it runs).
+  @inlinable
+  public convenience init<R: Reducer>(
+    initialState: State,
+    reducer: R,
+    withDependencies prepareDependencies: (inout DependencyValues) -> Void = { _ in }
+  ) where R.State == State, R.Action == Action, R.Body: Reducer, R.Body.State == State, R.Body.Action == Action {
+    let body = reducer.body
+    self.init(
+      _initialState: initialState, reduce: { body.reduce(into: &$0, action: $1) },
+      withDependencies: prepareDependencies)
   }
 
   /// A store for the reducer `reducer` builds, starting from `initialState` (TCA's form).
@@ -63,12 +71,47 @@ public final class Store<State, Action: Sendable>: @unchecked Sendable {
   /// ```swift
   /// let store = Store(initialState: Feature.State()) { Feature() }
   /// ```
+  @inlinable
   public convenience init<R: Reducer>(
     initialState: @autoclosure () -> State,
     @ReducerBuilder<State, Action> reducer: () -> R,
     withDependencies prepareDependencies: (inout DependencyValues) -> Void = { _ in }
   ) where R.State == State, R.Action == Action {
-    self.init(initialState: initialState(), reducer: reducer(), withDependencies: prepareDependencies)
+    let reducer = reducer()
+    self.init(
+      _initialState: initialState(), reduce: { reducer.reduce(into: &$0, action: $1) },
+      withDependencies: prepareDependencies)
+  }
+
+  /// A store for the reducer `reducer` builds (TCA's form); its `body` is built once.
+  @inlinable
+  public convenience init<R: Reducer>(
+    initialState: @autoclosure () -> State,
+    @ReducerBuilder<State, Action> reducer: () -> R,
+    withDependencies prepareDependencies: (inout DependencyValues) -> Void = { _ in }
+  ) where R.State == State, R.Action == Action, R.Body: Reducer, R.Body.State == State, R.Body.Action == Action {
+    let body = reducer().body
+    self.init(
+      _initialState: initialState(), reduce: { body.reduce(into: &$0, action: $1) },
+      withDependencies: prepareDependencies)
+  }
+
+  @usableFromInline
+  init(
+    _initialState initialState: State,
+    reduce: @escaping (inout State, Action) -> Effect<Action>,
+    withDependencies prepareDependencies: (inout DependencyValues) -> Void
+  ) {
+    var values = DependencyValues._current
+    prepareDependencies(&values)
+    self._reduce = reduce
+    self._state = initialState
+    self.dependencies = values.isDefault ? nil : values
+    let reporter = values.reportEffectError
+    self.runtime = EffectRuntime(
+      dependencies: values.isDefault ? nil : values,
+      reportError: { reporter($0) }
+    )
   }
 
   deinit {
@@ -108,7 +151,7 @@ public final class Store<State, Action: Sendable>: @unchecked Sendable {
   @inlinable
   func _process(_ action: Action, _ tasks: inout [Task<Void, Never>]) {
     guard !isInvalidated else { return }
-    let effect = reducer.reduce(into: &_state, action: action)
+    let effect = _reduce(&_state, action)
     _version.store(_version.load(ordering: .relaxed) &+ 1, ordering: .relaxed)
     if !subscribers.isEmpty { _notifySubscribers() }
     switch effect.operation {
@@ -248,6 +291,14 @@ public final class Store<State, Action: Sendable>: @unchecked Sendable {
     await runtime.finished(timeout: timeout)
   }
 
+  /// Reads the state without registering an observation access (for hosts that poll).
+  @_spi(Internals)
+  public func withCurrentState<R>(_ body: (State) -> R) -> R { _withState(body) }
+
+  /// Whether the calling thread is reducing on this store right now (inside a callback).
+  @_spi(Internals)
+  public var isHeldByCurrentThread: Bool { owner.load(ordering: .relaxed) == _currentThreadID() }
+
   /// Blocking form of ``idle(timeout:)`` for threads outside Swift concurrency (C hosts).
   @_spi(Internals)
   public func waitUntilIdle(timeoutNanoseconds: Int64) -> Bool {
@@ -271,7 +322,7 @@ public final class Store<State, Action: Sendable>: @unchecked Sendable {
 
   // MARK: Observation
 
-  @usableFromInline
+  @inlinable
   func _notifySubscribers() {
     let snapshot = subscribers
     for subscriber in snapshot where subscriber.isActive && !isInvalidated {
@@ -297,6 +348,7 @@ public final class Store<State, Action: Sendable>: @unchecked Sendable {
   ///   - select: Picks the observed part of the state.
   ///   - isDuplicate: Values it finds equal to the last delivered value are skipped.
   ///   - onChange: Receives the selected values.
+  @inlinable
   public func subscribe<Value>(
     select: @escaping (State) -> Value,
     removeDuplicates isDuplicate: ((Value, Value) -> Bool)?,
@@ -313,6 +365,7 @@ public final class Store<State, Action: Sendable>: @unchecked Sendable {
 
   /// Calls `onChange` with the selected value now and whenever it changes (or, with
   /// `removeDuplicates: false`, after every action).
+  @inlinable
   public func subscribe<Value: Equatable>(
     select: @escaping (State) -> Value,
     removeDuplicates: Bool = true,
@@ -326,6 +379,7 @@ public final class Store<State, Action: Sendable>: @unchecked Sendable {
     _addSubscriber(onChange)
   }
 
+  @usableFromInline
   func _addSubscriber(_ notify: @escaping (State) -> Void) -> StoreSubscription {
     _exclusive {
       nextSubscriberID += 1
@@ -370,10 +424,10 @@ extension Store: Observable {}
 /// A state observer registered with ``Store/subscribe(_:)``.
 @usableFromInline
 final class _Subscriber<State> {
-  let id: UInt64
-  let notify: (State) -> Void
-  var isActive = true
-  init(id: UInt64, notify: @escaping (State) -> Void) {
+  @usableFromInline let id: UInt64
+  @usableFromInline let notify: (State) -> Void
+  @usableFromInline var isActive = true
+  @usableFromInline init(id: UInt64, notify: @escaping (State) -> Void) {
     self.id = id
     self.notify = notify
   }

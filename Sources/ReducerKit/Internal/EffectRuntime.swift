@@ -28,6 +28,8 @@ final class EffectRuntime: @unchecked Sendable {
   final class Join: @unchecked Sendable {
     // Safe: `remaining` is only read and written while holding the runtime's lock.
     var remaining: Int
+    /// Whether the parent gave its unit up to wait for the children.
+    var parentWaiting = false
     init(_ remaining: Int) { self.remaining = remaining }
   }
 
@@ -87,7 +89,7 @@ final class EffectRuntime: @unchecked Sendable {
     }
     guard let id else { return nil }
     let dependencies = self.dependencies
-    let task = Task(priority: priority) { [self] in
+    let body: @Sendable () async -> Void = { [self] in
       let unit = Unit(runtime: self, taskIdentity: withUnsafeCurrentTask { $0?.hashValue } ?? 0)
       await EffectRuntime.$current.withValue(self) {
         await EffectRuntime.$currentUnit.withValue(unit) {
@@ -99,6 +101,14 @@ final class EffectRuntime: @unchecked Sendable {
         }
       }
       self.finished(id, join: join)
+    }
+    // Effects start at once on the sending thread and run there until their first suspension
+    // (no thread hop for an effect that sends right away); then they continue on the pool.
+    let task: Task<Void, Never>
+    if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
+      task = Task.immediate(priority: priority, operation: body)
+    } else {
+      task = Task(priority: priority, operation: body)
     }
     let cancelNow: Bool = locked { state in
       guard state.entries[id] != nil else { return false }  // already finished
@@ -119,9 +129,9 @@ final class EffectRuntime: @unchecked Sendable {
       }
       if let join {
         join.remaining -= 1
-        // The last child hands its unit to the parent, which resumes now: no gap where the
-        // runtime would look idle while the parent is about to run.
-        if join.remaining > 0 { state.busy -= 1 }
+        // The last child hands its unit to a waiting parent, which resumes now: no gap where
+        // the runtime would look idle while the parent is about to run.
+        if join.remaining > 0 || !join.parentWaiting { state.busy -= 1 }
       } else {
         state.busy -= 1
       }
@@ -159,6 +169,7 @@ final class EffectRuntime: @unchecked Sendable {
     }
     let waitsOnChildren: Bool = locked { state in
       if join.remaining > 0 {
+        join.parentWaiting = true
         state.busy -= 1
         return true
       }

@@ -26,11 +26,12 @@ extension Reducer where Action: Sendable {
   ///   .forEach(\.todos, action: \.todos) { Todo() }
   /// ```
   @inlinable
-  public func forEach<ID: Hashable & Sendable, Element: Reducer>(
-    _ toElementsState: WritableKeyPath<State, IdentifiedArray<ID, Element.State>>,
-    action toElementAction: WritableKeyPath<Action, IdentifiedAction<ID, Element.Action>?> & Sendable,
-    @ReducerBuilder<Element.State, Element.Action> element: () -> Element
-  ) -> _ForEachReducer<Self, ID, Element> where Element.Action: Sendable {
+  public func forEach<ElementState, ElementAction, ID: Hashable & Sendable, Element: Reducer>(
+    _ toElementsState: WritableKeyPath<State, IdentifiedArray<ID, ElementState>>,
+    action toElementAction: WritableKeyPath<Action, IdentifiedAction<ID, ElementAction>?> & Sendable,
+    @ReducerBuilder<ElementState, ElementAction> element: () -> Element
+  ) -> _ForEachReducer<Self, ID, Element>
+  where Element.State == ElementState, Element.Action == ElementAction, ElementAction: Sendable {
     _ForEachReducer(
       parent: self, toElementsState: toElementsState,
       toElementAction: _ActionPath(toElementAction), element: element())
@@ -38,11 +39,12 @@ extension Reducer where Action: Sendable {
 
   /// Runs `element` on one element of an `IdentifiedArray` (case-path form).
   @inlinable
-  public func forEach<ID: Hashable & Sendable, Element: Reducer>(
-    _ toElementsState: WritableKeyPath<State, IdentifiedArray<ID, Element.State>>,
-    action toElementAction: AnyCasePath<Action, IdentifiedAction<ID, Element.Action>>,
-    @ReducerBuilder<Element.State, Element.Action> element: () -> Element
-  ) -> _ForEachReducer<Self, ID, Element> where Element.Action: Sendable {
+  public func forEach<ElementState, ElementAction, ID: Hashable & Sendable, Element: Reducer>(
+    _ toElementsState: WritableKeyPath<State, IdentifiedArray<ID, ElementState>>,
+    action toElementAction: AnyCasePath<Action, IdentifiedAction<ID, ElementAction>>,
+    @ReducerBuilder<ElementState, ElementAction> element: () -> Element
+  ) -> _ForEachReducer<Self, ID, Element>
+  where Element.State == ElementState, Element.Action == ElementAction, ElementAction: Sendable {
     _ForEachReducer(
       parent: self, toElementsState: toElementsState,
       toElementAction: _ActionPath(toElementAction), element: element())
@@ -83,22 +85,20 @@ where Parent.Action: Sendable, Element.Action: Sendable {
     guard case let .element(id, elementAction)? = toElementAction.extract(action) else {
       return .none
     }
-    let effect = Self._reduce(element, &state[keyPath: toElementsState][id: id], elementAction)
+    let effect = Self._reduce(element, &state[keyPath: toElementsState], id, elementAction)
     if effect.isNone { return .none }
     let embed = toElementAction.embed
     return effect.map { embed(.element(id: id, action: $0), action) }
   }
 
-  /// Reduces the element in place. A missing id is ignored.
+  /// Reduces the element in place: one hash lookup, no copy of the collection or element.
+  /// A missing id is ignored.
   @inlinable
   static func _reduce(
-    _ element: Element, _ state: inout Element.State?, _ action: Element.Action
+    _ element: Element, _ elements: inout IdentifiedArray<ID, Element.State>, _ id: ID,
+    _ action: Element.Action
   ) -> Effect<Element.Action> {
-    switch state {
-    case .none:
-      return .none
-    case .some:
-      return element.reduce(into: &state!, action: action)
-    }
+    guard let index = elements.index(id: id) else { return .none }
+    return element.reduce(into: &elements[index], action: action)
   }
 }

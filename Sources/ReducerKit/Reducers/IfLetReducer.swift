@@ -8,11 +8,12 @@ extension Reducer where Action: Sendable {
   ///
   /// Child actions that arrive while the child state is nil are ignored.
   @inlinable
-  public func ifLet<Wrapped: Reducer>(
-    _ toWrappedState: WritableKeyPath<State, Wrapped.State?>,
-    action toWrappedAction: WritableKeyPath<Action, Wrapped.Action?> & Sendable,
-    @ReducerBuilder<Wrapped.State, Wrapped.Action> then wrapped: () -> Wrapped
-  ) -> _IfLetReducer<Self, Wrapped> {
+  public func ifLet<WrappedState, WrappedAction, Wrapped: Reducer>(
+    _ toWrappedState: WritableKeyPath<State, WrappedState?>,
+    action toWrappedAction: WritableKeyPath<Action, WrappedAction?> & Sendable,
+    @ReducerBuilder<WrappedState, WrappedAction> then wrapped: () -> Wrapped
+  ) -> _IfLetReducer<Self, Wrapped>
+  where Wrapped.State == WrappedState, Wrapped.Action == WrappedAction {
     _IfLetReducer(
       parent: self, child: wrapped(), toChildState: toWrappedState,
       toChildAction: _ActionPath(toWrappedAction))
@@ -20,11 +21,12 @@ extension Reducer where Action: Sendable {
 
   /// Runs `wrapped` on optional child state while it is non-nil (case-path form).
   @inlinable
-  public func ifLet<Wrapped: Reducer>(
-    _ toWrappedState: WritableKeyPath<State, Wrapped.State?>,
-    action toWrappedAction: AnyCasePath<Action, Wrapped.Action>,
-    @ReducerBuilder<Wrapped.State, Wrapped.Action> then wrapped: () -> Wrapped
-  ) -> _IfLetReducer<Self, Wrapped> {
+  public func ifLet<WrappedState, WrappedAction, Wrapped: Reducer>(
+    _ toWrappedState: WritableKeyPath<State, WrappedState?>,
+    action toWrappedAction: AnyCasePath<Action, WrappedAction>,
+    @ReducerBuilder<WrappedState, WrappedAction> then wrapped: () -> Wrapped
+  ) -> _IfLetReducer<Self, Wrapped>
+  where Wrapped.State == WrappedState, Wrapped.Action == WrappedAction {
     _IfLetReducer(
       parent: self, child: wrapped(), toChildState: toWrappedState,
       toChildAction: _ActionPath(toWrappedAction))
@@ -37,11 +39,12 @@ extension Reducer where Action: Sendable {
   ///   .ifCaseLet(State.loggedInPath, action: \.loggedIn) { LoggedIn() }
   /// ```
   @inlinable
-  public func ifCaseLet<Case: Reducer>(
-    _ toCaseState: AnyCasePath<State, Case.State>,
-    action toCaseAction: AnyCasePath<Action, Case.Action>,
-    @ReducerBuilder<Case.State, Case.Action> then caseReducer: () -> Case
-  ) -> _IfCaseLetReducer<Self, Case> {
+  public func ifCaseLet<CaseState, CaseAction, Case: Reducer>(
+    _ toCaseState: AnyCasePath<State, CaseState>,
+    action toCaseAction: AnyCasePath<Action, CaseAction>,
+    @ReducerBuilder<CaseState, CaseAction> then caseReducer: () -> Case
+  ) -> _IfCaseLetReducer<Self, Case>
+  where Case.State == CaseState, Case.Action == CaseAction {
     _IfCaseLetReducer(
       parent: self, child: caseReducer(), toChildState: toCaseState,
       toChildAction: _ActionPath(toCaseAction))
@@ -49,11 +52,12 @@ extension Reducer where Action: Sendable {
 
   /// Runs `wrapped` while the state (an enum) is the given case (key-path action form).
   @inlinable
-  public func ifCaseLet<Case: Reducer>(
-    _ toCaseState: AnyCasePath<State, Case.State>,
-    action toCaseAction: WritableKeyPath<Action, Case.Action?> & Sendable,
-    @ReducerBuilder<Case.State, Case.Action> then caseReducer: () -> Case
-  ) -> _IfCaseLetReducer<Self, Case> {
+  public func ifCaseLet<CaseState, CaseAction, Case: Reducer>(
+    _ toCaseState: AnyCasePath<State, CaseState>,
+    action toCaseAction: WritableKeyPath<Action, CaseAction?> & Sendable,
+    @ReducerBuilder<CaseState, CaseAction> then caseReducer: () -> Case
+  ) -> _IfCaseLetReducer<Self, Case>
+  where Case.State == CaseState, Case.Action == CaseAction {
     _IfCaseLetReducer(
       parent: self, child: caseReducer(), toChildState: toCaseState,
       toChildAction: _ActionPath(toCaseAction))

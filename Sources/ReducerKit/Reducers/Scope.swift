@@ -21,11 +21,11 @@ where Child.Action: Sendable {
 
   /// Scopes to a stored child state and a child action case (as a case path).
   @inlinable
-  public init(
-    state toChildState: WritableKeyPath<ParentState, Child.State>,
-    action toChildAction: AnyCasePath<ParentAction, Child.Action>,
-    @ReducerBuilder<Child.State, Child.Action> child: () -> Child
-  ) {
+  public init<ChildState, ChildAction>(
+    state toChildState: WritableKeyPath<ParentState, ChildState>,
+    action toChildAction: AnyCasePath<ParentAction, ChildAction>,
+    @ReducerBuilder<ChildState, ChildAction> child: () -> Child
+  ) where ChildState == Child.State, ChildAction == Child.Action {
     self.toChildState = .keyPath(toChildState)
     self.toChildAction = _ActionPath(toChildAction)
     self.child = child()
@@ -34,11 +34,11 @@ where Child.Action: Sendable {
   /// Scopes to a stored child state and a child action (as a key path to an optional
   /// computed property of the action enum; see ``AnyCasePath``).
   @inlinable
-  public init(
-    state toChildState: WritableKeyPath<ParentState, Child.State>,
-    action toChildAction: WritableKeyPath<ParentAction, Child.Action?> & Sendable,
-    @ReducerBuilder<Child.State, Child.Action> child: () -> Child
-  ) {
+  public init<ChildState, ChildAction>(
+    state toChildState: WritableKeyPath<ParentState, ChildState>,
+    action toChildAction: WritableKeyPath<ParentAction, ChildAction?> & Sendable,
+    @ReducerBuilder<ChildState, ChildAction> child: () -> Child
+  ) where ChildState == Child.State, ChildAction == Child.Action {
     self.toChildState = .keyPath(toChildState)
     self.toChildAction = _ActionPath(toChildAction)
     self.child = child()
@@ -46,11 +46,11 @@ where Child.Action: Sendable {
 
   /// Scopes to one case of an enum state. The child runs only while the state is that case.
   @inlinable
-  public init(
-    state toChildState: AnyCasePath<ParentState, Child.State>,
-    action toChildAction: AnyCasePath<ParentAction, Child.Action>,
-    @ReducerBuilder<Child.State, Child.Action> child: () -> Child
-  ) {
+  public init<ChildState, ChildAction>(
+    state toChildState: AnyCasePath<ParentState, ChildState>,
+    action toChildAction: AnyCasePath<ParentAction, ChildAction>,
+    @ReducerBuilder<ChildState, ChildAction> child: () -> Child
+  ) where ChildState == Child.State, ChildAction == Child.Action {
     self.toChildState = .casePath(toChildState)
     self.toChildAction = _ActionPath(toChildAction)
     self.child = child()
@@ -58,11 +58,11 @@ where Child.Action: Sendable {
 
   /// Scopes to one case of an enum state, with a key-path child action.
   @inlinable
-  public init(
-    state toChildState: AnyCasePath<ParentState, Child.State>,
-    action toChildAction: WritableKeyPath<ParentAction, Child.Action?> & Sendable,
-    @ReducerBuilder<Child.State, Child.Action> child: () -> Child
-  ) {
+  public init<ChildState, ChildAction>(
+    state toChildState: AnyCasePath<ParentState, ChildState>,
+    action toChildAction: WritableKeyPath<ParentAction, ChildAction?> & Sendable,
+    @ReducerBuilder<ChildState, ChildAction> child: () -> Child
+  ) where ChildState == Child.State, ChildAction == Child.Action {
     self.toChildState = .casePath(toChildState)
     self.toChildAction = _ActionPath(toChildAction)
     self.child = child()

@@ -1,0 +1,196 @@
+#if canImport(Glibc)
+  @preconcurrency import Glibc
+#elseif canImport(Darwin)
+  @preconcurrency import Darwin
+#endif
+import ReducerKitWire
+import Synchronization
+
+// The C ABI of include/reducerkit.h. Every export catches and maps errors to a status; no Swift
+// error or trap crosses the boundary.
+
+/// Live stores by handle. Handles are never reused, so a destroyed handle is always detected.
+private let handles = Mutex<(next: UInt, stores: [UInt: any HostStoreProtocol])>((0, [:]))
+
+/// Handles look like aligned pointers but are only keys; the library never dereferences them.
+private let handleBase: UInt = 0x5_2B00_0000
+
+private func lookup(_ store: OpaquePointer?) throws(FFIError) -> any HostStoreProtocol {
+  guard let store else { throw FFIError(.invalidArgument, "store is NULL") }
+  let key = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(store)))
+  guard let found = handles.withLock({ $0.stores[key] }) else {
+    throw FFIError(.invalidHandle, "store \(UnsafeRawPointer(store)) was destroyed or never created")
+  }
+  return found
+}
+
+private let versionString: StaticString = "0.1.0"
+
+@_cdecl("rk_version")
+public func rk_version() -> UnsafePointer<CChar> {
+  UnsafeRawPointer(versionString.utf8Start).assumingMemoryBound(to: CChar.self)
+}
+
+@_cdecl("rk_abi_version")
+public func rk_abi_version() -> Int32 { 1 }
+
+private let unknownStatus: StaticString = "unknown status"
+
+@_cdecl("rk_status_string")
+public func rk_status_string(_ status: Int32) -> UnsafePointer<CChar> {
+  let text = RKStatus(rawValue: status)?.staticText ?? unknownStatus
+  return UnsafeRawPointer(text.utf8Start).assumingMemoryBound(to: CChar.self)
+}
+
+@_cdecl("rk_last_error")
+public func rk_last_error() -> UnsafePointer<CChar> { lastErrorPointer() }
+
+@_cdecl("rk_free")
+public func rk_free(_ pointer: UnsafeMutableRawPointer?) { free(pointer) }
+
+@_cdecl("rk_features")
+public func rk_features(
+  _ outJSON: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+  _ outLength: UnsafeMutablePointer<Int>?
+) -> Int32 {
+  ffiCall { () throws(FFIError) in
+    guard let outJSON else { throw FFIError(.invalidArgument, "out_json is NULL") }
+    let list = JSONValue.array(FeatureRegistry.all.map { $0.describe() })
+    let bytes = list.serializedBytes()
+    try copyOut(bytes, outJSON, outLength)
+  }
+}
+
+@_cdecl("rk_store_create")
+public func rk_store_create(
+  _ feature: UnsafePointer<CChar>?,
+  _ optionsJSON: UnsafePointer<CChar>?,
+  _ out: UnsafeMutablePointer<OpaquePointer?>?
+) -> Int32 {
+  ffiCall { () throws(FFIError) in
+    guard let feature else { throw FFIError(.invalidArgument, "feature is NULL") }
+    guard let out else { throw FFIError(.invalidArgument, "out is NULL") }
+    let name = String(decoding: UnsafeRawBufferPointer(start: feature, count: strlen(feature)), as: UTF8.self)
+    guard let found = FeatureRegistry.feature(named: name) else {
+      let names = FeatureRegistry.all.map(\.name)
+      throw FFIError(
+        .unknownFeature,
+        "unknown feature \"\(name)\"; expected one of: \(names.isEmpty ? "(none registered)" : names.joined(separator: ", "))")
+    }
+    let options = try StoreOptions(
+      parsing: optionsJSON.map { UnsafeRawBufferPointer(start: $0, count: strlen($0)) })
+    let store = try found.makeStore(options)
+    let key = handles.withLock { table in
+      table.next += 1
+      let key = handleBase &+ table.next &* 16
+      table.stores[key] = store
+      return key
+    }
+    out.pointee = OpaquePointer(bitPattern: key)
+  }
+}
+
+@_cdecl("rk_store_destroy")
+public func rk_store_destroy(_ store: OpaquePointer?) {
+  guard let store else { return }
+  let key = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(store)))
+  guard let removed = handles.withLock({ $0.stores.removeValue(forKey: key) }) else {
+    setLastError("rk_store_destroy: store \(UnsafeRawPointer(store)) was destroyed or never created")
+    return
+  }
+  removed.destroy()
+}
+
+@_cdecl("rk_store_send")
+public func rk_store_send(_ store: OpaquePointer?, _ actionJSON: UnsafePointer<CChar>?) -> Int32 {
+  ffiCall { () throws(FFIError) in
+    let host = try lookup(store)
+    guard let actionJSON else { throw FFIError(.invalidArgument, "action_json is NULL") }
+    try host.send(UnsafeRawBufferPointer(start: actionJSON, count: strlen(actionJSON)))
+  }
+}
+
+@_cdecl("rk_store_send_n")
+public func rk_store_send_n(_ store: OpaquePointer?, _ actionJSON: UnsafePointer<CChar>?, _ length: Int) -> Int32 {
+  ffiCall { () throws(FFIError) in
+    let host = try lookup(store)
+    guard let actionJSON else { throw FFIError(.invalidArgument, "action_json is NULL") }
+    guard length >= 0 else { throw FFIError(.invalidArgument, "len is too large") }
+    try host.send(UnsafeRawBufferPointer(start: actionJSON, count: length))
+  }
+}
+
+@_cdecl("rk_store_state")
+public func rk_store_state(
+  _ store: OpaquePointer?,
+  _ outJSON: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+  _ outLength: UnsafeMutablePointer<Int>?
+) -> Int32 {
+  ffiCall { () throws(FFIError) in
+    let host = try lookup(store)
+    guard let outJSON else { throw FFIError(.invalidArgument, "out_json is NULL") }
+    try host.withStateJSON { (bytes) throws(FFIError) in try copyOut(bytes, outJSON, outLength) }
+  }
+}
+
+@_cdecl("rk_store_version")
+public func rk_store_version(_ store: OpaquePointer?, _ outVersion: UnsafeMutablePointer<UInt64>?) -> Int32 {
+  ffiCall { () throws(FFIError) in
+    let host = try lookup(store)
+    guard let outVersion else { throw FFIError(.invalidArgument, "out_version is NULL") }
+    outVersion.pointee = host.version
+  }
+}
+
+@_cdecl("rk_store_subscribe")
+public func rk_store_subscribe(
+  _ store: OpaquePointer?,
+  _ callback: StateCallback?,
+  _ userdata: UnsafeMutableRawPointer?,
+  _ outToken: UnsafeMutablePointer<UInt64>?
+) -> Int32 {
+  ffiCall { () throws(FFIError) in
+    let host = try lookup(store)
+    guard let callback else { throw FFIError(.invalidArgument, "cb is NULL") }
+    guard let outToken else { throw FFIError(.invalidArgument, "out_token is NULL") }
+    outToken.pointee = host.subscribe(callback, userdata: userdata)
+  }
+}
+
+@_cdecl("rk_store_unsubscribe")
+public func rk_store_unsubscribe(_ store: OpaquePointer?, _ token: UInt64) -> Int32 {
+  ffiCall { () throws(FFIError) in try lookup(store).unsubscribe(token) }
+}
+
+@_cdecl("rk_store_wait_idle")
+public func rk_store_wait_idle(_ store: OpaquePointer?, _ timeoutMilliseconds: Int64) -> Int32 {
+  ffiCall { () throws(FFIError) in try lookup(store).waitIdle(timeoutMilliseconds: timeoutMilliseconds) }
+}
+
+@_cdecl("rk_store_advance_clock")
+public func rk_store_advance_clock(_ store: OpaquePointer?, _ milliseconds: Int64) -> Int32 {
+  ffiCall { () throws(FFIError) in try lookup(store).advanceClock(milliseconds: milliseconds) }
+}
+
+@_cdecl("rk_store_take_actions")
+public func rk_store_take_actions(
+  _ store: OpaquePointer?,
+  _ outJSON: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+  _ outLength: UnsafeMutablePointer<Int>?
+) -> Int32 {
+  ffiCall { () throws(FFIError) in
+    let host = try lookup(store)
+    guard let outJSON else { throw FFIError(.invalidArgument, "out_json is NULL") }
+    let bytes = try host.takeActions()
+    try copyOut(bytes, outJSON, outLength)
+  }
+}
+
+@_cdecl("rk_store_effect_count")
+public func rk_store_effect_count(_ store: OpaquePointer?, _ outCount: UnsafeMutablePointer<UInt64>?) -> Int32 {
+  ffiCall { () throws(FFIError) in
+    let host = try lookup(store)
+    guard let outCount else { throw FFIError(.invalidArgument, "out_count is NULL") }
+    outCount.pointee = UInt64(host.effectCount)
+  }
+}

@@ -1,0 +1,204 @@
+#if canImport(Glibc)
+  @preconcurrency import Glibc
+#elseif canImport(Darwin)
+  @preconcurrency import Darwin
+#endif
+import CReducerKitShims
+import ReducerKit
+import ReducerKitWire
+import Synchronization
+
+/// A feature a host can create stores of: a name and a reducer with `Codable` state and actions.
+///
+/// Expose features from your own dynamic library by defining this one C symbol:
+///
+/// ```swift
+/// import ReducerKitFFI
+///
+/// @_cdecl("reducerkit_register_features")
+/// public func registerFeatures() {
+///   FeatureRegistry.register(
+///     Feature(name: "scoreboard", initialState: Scoreboard.State()) { Scoreboard() }
+///   )
+/// }
+/// ```
+public struct Feature: Sendable {
+  /// The name hosts pass to `rk_store_create`.
+  public let name: String
+  /// A sentence for `rk_features`.
+  public let description: String
+  let makeStore: @Sendable (StoreOptions) throws(FFIError) -> any HostStoreProtocol
+  let describe: @Sendable () -> JSONValue
+
+  /// A feature named `name` running the reducer `reducer` builds, starting (by default) from
+  /// `initialState`.
+  public init<R: Reducer>(
+    name: String,
+    description: String = "",
+    initialState: @autoclosure @escaping @Sendable () -> R.State,
+    reducer: @escaping @Sendable () -> R
+  ) where R: SendableMetatype, R.State: Codable & Sendable, R.Action: Codable & Sendable {
+    self.name = name
+    self.description = description
+    self.makeStore = { options throws(FFIError) in
+      let state = try options.resolveInitialState(default: initialState())
+      return HostStore<R>(initialState: state, reducer: reducer(), options: options)
+    }
+    self.describe = {
+      let initial = (try? WireEncoder().encodeToJSONValue(initialState())) ?? .null
+      return .object([
+        (key: "name", value: .string(name)),
+        (key: "description", value: .string(description)),
+        (key: "initial_state", value: initial),
+        (key: "action_schema", value: jsonSchema(for: R.Action.self)),
+        (key: "state_schema", value: jsonSchema(for: R.State.self)),
+      ])
+    }
+  }
+}
+
+/// The features this library exposes, by name.
+public enum FeatureRegistry {
+  private static let features = Mutex<[String: Feature]>([:])
+  private static let order = Mutex<[String]>([])
+
+  /// Adds features (a later feature with the same name replaces the earlier one).
+  public static func register(_ newFeatures: Feature...) {
+    register(newFeatures)
+  }
+
+  /// Adds features (a later feature with the same name replaces the earlier one).
+  public static func register(_ newFeatures: [Feature]) {
+    for feature in newFeatures {
+      let isNew = features.withLock { table in
+        defer { table[feature.name] = feature }
+        return table[feature.name] == nil
+      }
+      if isNew { order.withLock { $0.append(feature.name) } }
+    }
+  }
+
+  /// The feature named `name`.
+  public static func feature(named name: String) -> Feature? {
+    loadOnce
+    return features.withLock { $0[name] }
+  }
+
+  /// Every registered feature, in registration order.
+  public static var all: [Feature] {
+    loadOnce
+    let names = order.withLock { $0 }
+    return features.withLock { table in names.compactMap { table[$0] } }
+  }
+
+  /// Calls the library's `reducerkit_register_features` once (looked up in this image).
+  private static let loadOnce: Void = {
+    if let hook = findRegistrationHook() { hook() }
+  }()
+}
+
+private typealias RegistrationHook = @convention(c) () -> Void
+
+/// Finds `reducerkit_register_features` in the image that contains this code (works when the
+/// library was loaded with RTLD_LOCAL, as Python's ctypes does), else anywhere in the process.
+private func findRegistrationHook() -> RegistrationHook? {
+  guard let found = rk_shim_find_symbol("reducerkit_register_features") else {
+    return nil
+  }
+  return unsafeBitCast(found, to: RegistrationHook.self)
+}
+
+/// What `options_json` asked for.
+struct StoreOptions: Sendable {
+  var initialState: JSONValue?
+  var testClock = false
+  var recordActions = false
+
+  static let keys = ["initial_state", "clock", "record_actions"]
+
+  init(parsing bytes: UnsafeRawBufferPointer?) throws(FFIError) {
+    guard let bytes else { return }
+    let value: JSONValue
+    do {
+      value = try parseJSON(bytes)
+    } catch {
+      throw FFIError(error, otherwise: .invalidArgument, context: "options_json")
+    }
+    guard case let .object(members) = value else {
+      throw FFIError(.invalidArgument, "options_json: expected an object at $, found \(value.kindName)")
+    }
+    for (key, member) in members {
+      switch key {
+      case "initial_state":
+        if case .null = member { initialState = nil; continue }
+        guard case .object = member else {
+          throw FFIError(.state, "options_json: expected an object at $.initial_state, found \(member.kindName)")
+        }
+        initialState = member
+      case "clock":
+        switch member {
+        case .string("live"): testClock = false
+        case .string("test"): testClock = true
+        default:
+          throw FFIError(
+            .invalidArgument,
+            "options_json: expected \"live\" or \"test\" at $.clock, found \(member.kindName)")
+        }
+      case "record_actions":
+        guard case let .bool(flag) = member else {
+          throw FFIError(.invalidArgument, "options_json: expected true or false at $.record_actions, found \(member.kindName)")
+        }
+        recordActions = flag
+      default:
+        throw FFIError(
+          .invalidArgument,
+          "options_json: unknown option \"\(key)\" at $.\(key); expected one of: \(Self.keys.joined(separator: ", "))")
+      }
+    }
+  }
+
+  /// The feature's default state with `initial_state` merged over it.
+  func resolveInitialState<State: Codable>(default state: State) throws(FFIError) -> State {
+    guard let given = initialState else { return state }
+    let base: JSONValue
+    do {
+      base = try WireEncoder().encodeToJSONValue(state)
+    } catch {
+      throw FFIError(.internal, "encoding the default state: \(error.message)")
+    }
+    do {
+      return try WireDecoder(rootNoun: "state").decode(State.self, from: merge(base, given))
+    } catch {
+      throw FFIError(.state, "initial_state: \(error.message)")
+    }
+  }
+}
+
+/// `overlay` over `base`: object keys merge recursively; anything else replaces.
+func merge(_ base: JSONValue, _ overlay: JSONValue) -> JSONValue {
+  guard case var .object(members) = base, case let .object(overlayMembers) = overlay else {
+    return overlay
+  }
+  for (key, value) in overlayMembers {
+    if let index = members.lastIndex(where: { $0.key == key }) {
+      members[index].value = merge(members[index].value, value)
+    } else {
+      members.append((key: key, value: value))
+    }
+  }
+  return .object(members)
+}
+
+extension JSONValue {
+  /// "an object", "a string", … for messages.
+  var kindName: String {
+    switch self {
+    case .null: return "null"
+    case .bool: return "a boolean"
+    case .int, .double, .number: return "a number"
+    case .string: return "a string"
+    case .array: return "an array"
+    case .object: return "an object"
+    }
+  }
+}

@@ -1,0 +1,210 @@
+/*
+ * reducerkit.h — the C interface of ReducerKit.
+ *
+ * ReducerKit runs reducers written in Swift (state + action -> new state + effects). This
+ * header lets C programs (and anything with a C FFI: Python's ctypes, …) create stores of the
+ * features a library exposes, send them JSON-encoded actions and read their JSON state.
+ *
+ * Conventions (as in sqlite3.h and libgit2):
+ *   - Every name starts with rk_ / RK_. Stores are opaque handles (rk_store *).
+ *   - Every fallible function returns an rk_status: RK_OK (0) on success, a specific code
+ *     otherwise. Results come back through out-parameters, which are left untouched on error.
+ *   - On error, rk_last_error() returns a message for the calling thread saying what was wrong
+ *     and where (for JSON: the path, e.g. "$.todos[2].title"). A failed call changes nothing:
+ *     the store's state and version after it are those before it, and the store keeps working.
+ *   - Strings the library returns are NUL-terminated UTF-8, come with their length (not
+ *     counting the NUL), are owned by the caller and must be freed with rk_free() — never
+ *     with libc free(). Strings the caller passes are borrowed for the duration of the call.
+ *   - JSON follows the wire format: an action is "increment", {"setCount": 5},
+ *     {"addTodo": {"title": "Milk"}}, {"move": [0, 3]} or, for a child element,
+ *     {"todos": {"element": {"id": 7, "action": "toggle"}}}. rk_features() lists each
+ *     feature's actions and state as JSON Schema.
+ *   - Threads: every function may be called from any thread. Calls on one store are
+ *     serialized by the store: a send from another thread waits for a running one to finish.
+ *   - Misuse that can be detected is an error, not a crash: NULL arguments, a destroyed or
+ *     never-created store handle, a wait from inside a callback.
+ */
+#ifndef REDUCERKIT_H
+#define REDUCERKIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32)
+#  define RK_API __declspec(dllimport)
+#elif defined(__GNUC__) || defined(__clang__)
+#  define RK_API __attribute__((visibility("default")))
+#else
+#  define RK_API
+#endif
+
+/* ---- Versions ------------------------------------------------------------------------ */
+
+/** The library version this header describes. */
+#define RK_VERSION_MAJOR 0
+#define RK_VERSION_MINOR 1
+#define RK_VERSION_PATCH 0
+#define RK_VERSION_STRING "0.1.0"
+
+/** The ABI version of this header. It changes only when an existing signature or meaning
+ *  changes (additions keep it). Check it against rk_abi_version() at start-up. */
+#define RK_ABI_VERSION 1
+
+/** The library's version string, e.g. "0.1.0". Static storage: do not free. Thread-safe. */
+RK_API const char *rk_version(void);
+
+/** The library's ABI version. A host built against RK_ABI_VERSION must refuse a library that
+ *  returns another value. Thread-safe. */
+RK_API int rk_abi_version(void);
+
+/* ---- Status codes and errors --------------------------------------------------------- */
+
+typedef enum rk_status {
+    RK_OK = 0,                  /* success */
+    RK_ERR_INVALID_ARGUMENT = 1,/* a NULL or out-of-range argument, or a bad options field */
+    RK_ERR_JSON = 2,            /* text that is not JSON: syntax, invalid UTF-8, too deep */
+    RK_ERR_ACTION = 3,          /* JSON that is not an action of the feature */
+    RK_ERR_STATE = 4,           /* JSON that is not a state of the feature (initial_state) */
+    RK_ERR_UNKNOWN_FEATURE = 5, /* no feature of that name is registered */
+    RK_ERR_INVALID_HANDLE = 6,  /* a store handle that was destroyed or never created */
+    RK_ERR_TIMEOUT = 7,         /* effects did not settle within the time given */
+    RK_ERR_INTERNAL = 8,        /* a bug in ReducerKit or a feature; the message says what */
+    RK_ERR_MISUSE = 9           /* a call not allowed here, e.g. waiting from a callback,
+                                   advancing the clock of a store on the live clock */
+} rk_status;
+
+/** A static English name for a status, e.g. "RK_ERR_ACTION: not an action of the feature".
+ *  Never NULL (unknown values give "unknown status"). Do not free. Thread-safe. */
+RK_API const char *rk_status_string(rk_status status);
+
+/** The message of the last failed call on the calling thread: what was wrong and where.
+ *  Returns "" when no call failed on this thread yet. The pointer is owned by the library and
+ *  valid until the next failing call on the same thread; do not free. Thread-local. */
+RK_API const char *rk_last_error(void);
+
+/** Frees a string (or other memory) the library returned. NULL is a no-op. Thread-safe. */
+RK_API void rk_free(void *p);
+
+/* ---- Features ------------------------------------------------------------------------ */
+
+/** Lists the features this library exposes, as a JSON array:
+ *    [{"name": "counter", "description": "...", "initial_state": {...},
+ *      "action_schema": {JSON Schema}, "state_schema": {JSON Schema}}, ...]
+ *  *out_json receives a string the caller frees with rk_free(); *out_len its length (may be
+ *  NULL if not wanted). Errors: RK_ERR_INVALID_ARGUMENT if out_json is NULL. Thread-safe. */
+RK_API rk_status rk_features(char **out_json, size_t *out_len);
+
+/* ---- Stores -------------------------------------------------------------------------- */
+
+/** An opaque store handle. */
+typedef struct rk_store rk_store;
+
+/** Creates a store of the feature named `feature`.
+ *
+ *  options_json may be NULL (all defaults) or a JSON object with any of:
+ *    "initial_state": an object merged over the feature's default state (keys you give
+ *                     replace the defaults, recursively for nested objects);
+ *    "clock": "live" (default) or "test" — with "test", time moves only by
+ *             rk_store_advance_clock();
+ *    "record_actions": true to record every reduced action for rk_store_take_actions().
+ *  Unknown keys are an error.
+ *
+ *  On success *out receives the handle; destroy it with rk_store_destroy().
+ *  Errors: RK_ERR_INVALID_ARGUMENT (NULL feature/out, bad options), RK_ERR_UNKNOWN_FEATURE,
+ *  RK_ERR_JSON (malformed options), RK_ERR_STATE (initial_state is not a state of the
+ *  feature). Thread-safe. */
+RK_API rk_status rk_store_create(const char *feature, const char *options_json, rk_store **out);
+
+/** Destroys a store: cancels its effects, removes its subscriptions, and frees it. After this
+ *  returns, none of its callbacks runs again (a callback running on another thread is waited
+ *  for). NULL is a no-op; a handle that is already destroyed is ignored (rk_last_error() says
+ *  so). Must not be called from inside one of the store's own callbacks on a store whose
+ *  callback is running on another thread. Thread-safe. */
+RK_API void rk_store_destroy(rk_store *store);
+
+/** Sends an action (JSON text, borrowed) to the store. The action is reduced before this
+ *  returns, on the calling thread; actions its synchronous effects send are reduced too.
+ *  Asynchronous effects then run on Swift's thread pool and send their actions back into the
+ *  store. Called from inside a callback of the same store, the action is queued and reduced
+ *  right after the current one, before the outer call returns.
+ *  Errors: RK_ERR_INVALID_ARGUMENT (NULL), RK_ERR_INVALID_HANDLE, RK_ERR_JSON (malformed
+ *  JSON, invalid UTF-8, nesting deeper than 512), RK_ERR_ACTION (not an action of the
+ *  feature: the message names the path and the expected cases). On error nothing changes.
+ *  Thread-safe. */
+RK_API rk_status rk_store_send(rk_store *store, const char *action_json);
+
+/** Sends an action given as `len` bytes of JSON (need not be NUL-terminated). As
+ *  rk_store_send() otherwise. */
+RK_API rk_status rk_store_send_n(rk_store *store, const char *action_json, size_t len);
+
+/** The store's current state as JSON. *out_json receives a string the caller frees with
+ *  rk_free(); *out_len its length (may be NULL). Errors: RK_ERR_INVALID_ARGUMENT,
+ *  RK_ERR_INVALID_HANDLE. Thread-safe (waits for a running reduce on another thread). */
+RK_API rk_status rk_store_state(rk_store *store, char **out_json, size_t *out_len);
+
+/** The store's version: the number of actions it has reduced. It grows by one per action,
+ *  so a host can skip re-reading the state while it is unchanged. Errors:
+ *  RK_ERR_INVALID_ARGUMENT, RK_ERR_INVALID_HANDLE. Thread-safe. */
+RK_API rk_status rk_store_version(rk_store *store, uint64_t *out_version);
+
+/** Called with the state after each reduced action.
+ *  state_json (len bytes, NUL-terminated) is borrowed: valid only during the call.
+ *  version is the store's version after that action. */
+typedef void (*rk_state_callback)(void *userdata, const char *state_json, size_t len,
+                                  uint64_t version);
+
+/** Registers `cb` to be called with the state after every action the store reduces (not at
+ *  registration). It runs on whichever thread reduced the action — the caller of
+ *  rk_store_send(), or one of Swift's pool threads for actions sent by effects — while that
+ *  thread holds the store; callbacks of one store never run concurrently. The callback may
+ *  call back into the library: rk_store_send() on the same store queues the action;
+ *  rk_store_state()/rk_store_version() read it; rk_store_unsubscribe() stops it. It must not
+ *  call rk_store_wait_idle() or rk_store_advance_clock() on that store (RK_ERR_MISUSE).
+ *  `userdata` is passed back untouched; it must stay valid until the callback is removed.
+ *  *out_token receives the token for rk_store_unsubscribe().
+ *  Errors: RK_ERR_INVALID_ARGUMENT (NULL cb or out_token), RK_ERR_INVALID_HANDLE. */
+RK_API rk_status rk_store_subscribe(rk_store *store, rk_state_callback cb, void *userdata,
+                                    uint64_t *out_token);
+
+/** Removes a callback. After this returns it is not called again (one running on another
+ *  thread is waited for; from inside the callback itself, it returns at once).
+ *  Errors: RK_ERR_INVALID_HANDLE, RK_ERR_INVALID_ARGUMENT (unknown token). */
+RK_API rk_status rk_store_unsubscribe(rk_store *store, uint64_t token);
+
+/** Blocks until every effect of the store has finished or sleeps on the store's test clock
+ *  (a timer on the test clock does not keep it busy), or until timeout_ms milliseconds pass
+ *  (a negative timeout waits without limit). Returns RK_OK when idle, RK_ERR_TIMEOUT
+ *  otherwise. Errors: RK_ERR_INVALID_HANDLE, RK_ERR_MISUSE (called from a callback of the
+ *  store). Thread-safe; do not call it from a Swift concurrency thread. */
+RK_API rk_status rk_store_wait_idle(rk_store *store, int64_t timeout_ms);
+
+/** Moves the store's test clock forward by `milliseconds` (>= 0). Sleepers that come due run
+ *  in deadline order, and each step returns only when every effect it woke has finished or
+ *  sleeps on the clock again, so the state after this returns is deterministic.
+ *  Errors: RK_ERR_INVALID_HANDLE, RK_ERR_INVALID_ARGUMENT (negative), RK_ERR_MISUSE (the
+ *  store uses the live clock, or called from a callback), RK_ERR_TIMEOUT (woken effects did
+ *  not settle within 10 s, e.g. one waits on something other than the clock).
+ *  Thread-safe. */
+RK_API rk_status rk_store_advance_clock(rk_store *store, int64_t milliseconds);
+
+/** Takes the actions the store reduced since the last call (requires "record_actions": true
+ *  at creation), as a JSON array in order:
+ *    [{"action": <action JSON>, "origin": "host"|"effect", "version": 3, "state": {...}}, ...]
+ *  "origin" says whether the host sent the action or an effect did; "state" is the state
+ *  right after that action. The log is cleared. *out_json is freed with rk_free().
+ *  Errors: RK_ERR_INVALID_ARGUMENT, RK_ERR_INVALID_HANDLE, RK_ERR_MISUSE (not recording). */
+RK_API rk_status rk_store_take_actions(rk_store *store, char **out_json, size_t *out_len);
+
+/** How many effects of the store have not finished (sleeping ones included), into
+ *  *out_count. Errors: RK_ERR_INVALID_ARGUMENT, RK_ERR_INVALID_HANDLE. Thread-safe. */
+RK_API rk_status rk_store_effect_count(rk_store *store, uint64_t *out_count);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* REDUCERKIT_H */
