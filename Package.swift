@@ -43,9 +43,21 @@ let package = Package(
       dependencies: ["ReducerKit"],
       path: "benchmarks/swift"
     ),
-    .testTarget(name: "ReducerKitTests", dependencies: ["ReducerKit", "ReducerKitTesting"]),
+    .testTarget(
+      name: "ReducerKitTests",
+      dependencies: [
+        "ReducerKit", "ReducerKitTesting",
+        .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
+      ]
+    ),
     .testTarget(name: "ReducerKitWireTests", dependencies: ["ReducerKitWire"]),
-    .testTarget(name: "ReducerKitAdapterTests", dependencies: ["ReducerKit", "ReducerKitTesting"]),
+    .testTarget(
+      name: "ReducerKitAdapterTests",
+      dependencies: [
+        "ReducerKit", "ReducerKitTesting",
+        .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
+      ]
+    ),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -108,10 +108,10 @@ public final class Store<State, Action: Sendable>: @unchecked Sendable {
     self._state = initialState
     self.dependencies = values.isDefault ? nil : values
     let reporter = values.reportEffectError
-    self.runtime = EffectRuntime(
-      dependencies: values.isDefault ? nil : values,
-      reportError: { reporter($0) }
-    )
+    self.runtime = EffectRuntime(dependencies: values, reportError: { reporter($0) })
+    for clock in [values.continuousClock, values.suspendingClock] {
+      (clock as? TestClock)?.attach(runtime)
+    }
   }
 
   deinit {
@@ -136,7 +136,7 @@ public final class Store<State, Action: Sendable>: @unchecked Sendable {
     lock.lock()
     owner.store(me, ordering: .relaxed)
     var tasks: [Task<Void, Never>] = []
-    if dependencies == nil {
+    if dependencies == nil && DependencyValues._isAmbientDefault {
       _process(action, &tasks)
       if !pending.isEmpty { _drainPending(&tasks) }
     } else {
@@ -177,8 +177,7 @@ public final class Store<State, Action: Sendable>: @unchecked Sendable {
 
   @usableFromInline
   func _processWithDependencies(_ action: Action, _ tasks: inout [Task<Void, Never>]) {
-    guard let dependencies else { return }
-    DependencyValues.$_current.withValue(dependencies) {
+    DependencyValues.$_current.withValue(dependencies ?? DependencyValues()) {
       _process(action, &tasks)
       if !pending.isEmpty { _drainPending(&tasks) }
     }
@@ -259,11 +258,7 @@ public final class Store<State, Action: Sendable>: @unchecked Sendable {
     let result = body()
     var tasks: [Task<Void, Never>] = []
     if !pending.isEmpty {
-      if let dependencies {
-        DependencyValues.$_current.withValue(dependencies) { _drainPending(&tasks) }
-      } else {
-        _drainPending(&tasks)
-      }
+      DependencyValues.$_current.withValue(dependencies ?? DependencyValues()) { _drainPending(&tasks) }
     }
     owner.store(0, ordering: .relaxed)
     lock.unlock()
@@ -303,6 +298,11 @@ public final class Store<State, Action: Sendable>: @unchecked Sendable {
   @_spi(Internals)
   public func waitUntilIdle(timeoutNanoseconds: Int64) -> Bool {
     runtime.waitUntilIdle(timeoutNanoseconds: timeoutNanoseconds)
+  }
+
+  /// Cancels every running effect. The store keeps working.
+  public func cancelEffects() {
+    runtime.cancelAll()
   }
 
   /// Cancels every effect, removes every observer and stops reducing. After this returns no

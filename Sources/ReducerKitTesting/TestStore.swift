@@ -41,6 +41,8 @@ public final class TestStore<State: Equatable, Action: Sendable> {
 
   /// The state as of the last assertion.
   public private(set) var state: State
+  /// Which reduce `state` is from (states only move forward).
+  private var stateSequence = 0
 
   private let store: Store<State, _TestAction<Action>>
   private let recorder: _Recorder<State, Action>
@@ -132,14 +134,14 @@ public final class TestStore<State: Equatable, Action: Sendable> {
           + recorder.describeUnreceived(), here)
     }
     let task = store.send(.send(action))
-    guard let after = recorder.takeSentState() else {
+    guard let (after, sequence) = recorder.takeSentState() else {
       fail("The store did not reduce \(describe(action)): it was invalidated.", here)
       return TestStoreTask(task: task)
     }
     check(
       "send(\(describe(action)))", before: state, after: after,
       update: updateStateToExpectedResult, here)
-    state = after
+    advance(to: after, sequence)
     return TestStoreTask(task: task)
   }
 
@@ -197,12 +199,12 @@ public final class TestStore<State: Equatable, Action: Sendable> {
     }
     if exhaustivity == .off {
       // Skip actions the test does not care about, keeping their state changes.
-      while let (action, stateAfter) = recorder.peek(), !isMatching(action) {
+      while let (action, stateAfter, sequence) = recorder.peek(), !isMatching(action) {
         _ = recorder.popFirst()
-        state = stateAfter
+        advance(to: stateAfter, sequence)
       }
     }
-    guard let (action, after) = recorder.popFirst() else {
+    guard let (action, after, sequence) = recorder.popFirst() else {
       let running = store.effectCount
       fail(
         "Expected to receive \(label), but received none"
@@ -219,13 +221,20 @@ public final class TestStore<State: Equatable, Action: Sendable> {
       } else {
         fail("Received unexpected action: \(describe(action)); expected \(label).", here)
       }
-      state = after
+      advance(to: after, sequence)
       return
     }
     check(
       "receive(\(describe(action)))", before: state, after: after,
       update: updateStateToExpectedResult, here)
-    state = after
+    advance(to: after, sequence)
+  }
+
+  /// Moves `state` to a recorded state, never back to an older one.
+  private func advance(to newState: State, _ sequence: Int) {
+    guard sequence > stateSequence else { return }
+    state = newState
+    stateSequence = sequence
   }
 
   /// Waits for every effect to finish (up to `timeout`); fails if some still run, or if
@@ -253,19 +262,19 @@ public final class TestStore<State: Equatable, Action: Sendable> {
           here)
       }
     } else {
-      for (_, after) in recorder.drain() { state = after }
+      for (_, after, sequence) in recorder.drain() { advance(to: after, sequence) }
     }
     store.invalidate()
   }
 
   /// Drops the received actions not asserted yet (their state changes are kept).
   public func skipReceivedActions() {
-    for (_, after) in recorder.drain() { state = after }
+    for (_, after, sequence) in recorder.drain() { advance(to: after, sequence) }
   }
 
   /// Cancels every running effect.
   public func cancelEffects() async {
-    store.invalidate()
+    store.cancelEffects()
     await store.finishEffects(timeout: timeout)
   }
 
@@ -357,30 +366,39 @@ struct _Location {
 /// Records what the reducer saw; written under the store's lock from any thread.
 final class _Recorder<State, Action>: Sendable {
   private struct Log {
-    var sentState: State?
-    var received: [(Action, State)] = []
+    var sequence = 0
+    var sentState: (State, Int)?
+    var received: [(Action, State, Int)] = []
   }
   private let log: Mutex<_Unchecked<Log>> = Mutex(_Unchecked(Log()))
 
-  func recordSent(_ state: State) { log.withLock { $0.value.sentState = state } }
-  func recordReceived(_ action: Action, _ state: State) {
-    log.withLock { $0.value.received.append((action, state)) }
+  func recordSent(_ state: State) {
+    log.withLock {
+      $0.value.sequence += 1
+      $0.value.sentState = (state, $0.value.sequence)
+    }
   }
-  func takeSentState() -> State? {
+  func recordReceived(_ action: Action, _ state: State) {
+    log.withLock {
+      $0.value.sequence += 1
+      $0.value.received.append((action, state, $0.value.sequence))
+    }
+  }
+  func takeSentState() -> (State, Int)? {
     log.withLock { log in
       defer { log.value.sentState = nil }
       return log.value.sentState
     }
   }
   var unreceivedCount: Int { log.withLock { $0.value.received.count } }
-  func peek() -> (Action, State)? { log.withLock { $0.value.received.first } }
-  func popFirst() -> (Action, State)? {
+  func peek() -> (Action, State, Int)? { log.withLock { $0.value.received.first } }
+  func popFirst() -> (Action, State, Int)? {
     log.withLock { $0.value.received.isEmpty ? nil : $0.value.received.removeFirst() }
   }
   func hasMatch(_ isMatching: (Action) -> Bool) -> Bool {
     log.withLock { $0.value.received.contains { isMatching($0.0) } }
   }
-  func drain() -> [(Action, State)] {
+  func drain() -> [(Action, State, Int)] {
     log.withLock { log in
       defer { log.value.received.removeAll() }
       return log.value.received
@@ -388,7 +406,7 @@ final class _Recorder<State, Action>: Sendable {
   }
   func describeUnreceived() -> String {
     log.withLock { log in
-      log.value.received.map { action, _ in
+      log.value.received.map { action, _, _ in
         var text = ""
         customDump(action, to: &text, maxDepth: 3)
         return text

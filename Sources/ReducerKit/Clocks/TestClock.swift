@@ -43,6 +43,26 @@ public final class TestClock: Clock, Sendable {
 
   private let state = _Protected(State())
 
+  /// Stores created with this clock as a dependency: advancing first lets their running
+  /// effects reach the clock, so an `advance` right after a `send` sees the new sleeper.
+  private let attached = _Protected<[WeakRuntime]>([])
+
+  private struct WeakRuntime {
+    weak var runtime: EffectRuntime?
+  }
+
+  func attach(_ runtime: EffectRuntime) {
+    attached.withLock { list in
+      guard !list.contains(where: { $0.runtime === runtime }) else { return }
+      list.removeAll { $0.runtime == nil }
+      list.append(WeakRuntime(runtime: runtime))
+    }
+  }
+
+  private var attachedRuntimes: [EffectRuntime] {
+    attached.withLock { $0.compactMap(\.runtime) }
+  }
+
   /// How long ``advance(by:)`` waits, at most, for woken effects to settle before moving on.
   public let settleTimeout: Duration
 
@@ -63,7 +83,10 @@ public final class TestClock: Clock, Sendable {
   public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
     try Task.checkCancellation()
     var tracked: EffectRuntime?
-    if let unit = EffectRuntime.currentUnit, unit.isCurrentTask { tracked = unit.runtime }
+    if let unit = EffectRuntime.currentUnit, unit.isCurrentTask {
+      tracked = unit.runtime
+      attach(unit.runtime)
+    }
     let runtime = tracked
     let id: UInt64? = state.withLock { state in
       guard state.now < deadline else { return nil }
@@ -104,6 +127,7 @@ public final class TestClock: Clock, Sendable {
 
   /// Moves time forward to `deadline`, running every sleeper that comes due, in order.
   public func advance(to deadline: Instant) async {
+    for runtime in attachedRuntimes { _ = await runtime.idle(timeout: settleTimeout) }
     while let woken = wakeNext(upTo: deadline) {
       await settle(woken)
     }
@@ -112,6 +136,7 @@ public final class TestClock: Clock, Sendable {
   /// Advances until no task sleeps on the clock (for example to let a timer run out).
   /// Stops after `limit` wake-ups, so an endless timer cannot hang a test.
   public func run(limit: Int = 10_000) async {
+    for runtime in attachedRuntimes { _ = await runtime.idle(timeout: settleTimeout) }
     var remaining = limit
     while remaining > 0, let deadline = nextDeadline {
       remaining -= 1
@@ -123,6 +148,9 @@ public final class TestClock: Clock, Sendable {
   /// Returns false when woken effects did not settle within `timeoutNanoseconds` each.
   @_spi(Internals)
   public func advanceBlocking(by duration: Duration, timeoutNanoseconds: Int64) -> Bool {
+    for runtime in attachedRuntimes {
+      if !runtime.waitUntilIdle(timeoutNanoseconds: timeoutNanoseconds) { return false }
+    }
     let deadline = now.advanced(by: duration)
     while let woken = wakeNext(upTo: deadline) {
       for runtime in woken.runtimes {

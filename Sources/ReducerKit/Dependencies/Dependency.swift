@@ -50,6 +50,10 @@ public struct DependencyValues: Sendable {
   /// Whether nothing is overridden, so a store can skip binding its dependencies.
   var isDefault: Bool { storage.isEmpty && context == .live }
 
+  /// Whether the dependencies in effect right now are the defaults (no `withDependencies`).
+  @usableFromInline
+  static var _isAmbientDefault: Bool { _current.isDefault }
+
   /// The value for `key`: the override, else the context's default.
   public subscript<Key: DependencyKey>(key: Key.Type) -> Key.Value {
     get {

@@ -54,10 +54,10 @@ final class EffectRuntime: @unchecked Sendable {
 
   private let condition = _Condition()
   private var state = State()
-  let dependencies: DependencyValues?
+  let dependencies: DependencyValues
   let reportError: @Sendable (EffectError) -> Void
 
-  init(dependencies: DependencyValues?, reportError: @escaping @Sendable (EffectError) -> Void) {
+  init(dependencies: DependencyValues, reportError: @escaping @Sendable (EffectError) -> Void) {
     self.dependencies = dependencies
     self.reportError = reportError
   }
@@ -93,11 +93,8 @@ final class EffectRuntime: @unchecked Sendable {
       let unit = Unit(runtime: self, taskIdentity: withUnsafeCurrentTask { $0?.hashValue } ?? 0)
       await EffectRuntime.$current.withValue(self) {
         await EffectRuntime.$currentUnit.withValue(unit) {
-          if let dependencies {
-            await DependencyValues.$_current.withValue(dependencies) { await operation() }
-          } else {
-            await operation()
-          }
+          // Always bind: an effect sees its store's dependencies, never its sender's.
+          await DependencyValues.$_current.withValue(dependencies) { await operation() }
         }
       }
       self.finished(id, join: join)

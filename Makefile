@@ -1,0 +1,84 @@
+# ReducerKit — one command per job.
+#   make demo    the main job: drive the example stores from Swift, C and Python, printing states
+#   make test    every test: Swift, C (plus valgrind), the user-package example, Python
+#   make bench   the benchmarks (release builds)
+#   make lib     build/libreducerkit.so (Swift runtime linked statically)
+
+SWIFT      ?= swift
+CC         ?= cc
+PYTHON     ?= python3
+BUILD      := build
+LIB        := $(BUILD)/libreducerkit.so
+# The shipped library: release, Swift runtime and Foundation linked in statically.
+SWIFT_LIB_FLAGS := -c release --scratch-path .build-lib -Xswiftc -static-stdlib
+CFLAGS_C   := -std=c99 -Wall -Wextra -pedantic -Werror -Iinclude
+CTESTS     := $(patsubst Tests/c/%.c,$(BUILD)/c/%,$(wildcard Tests/c/test_*.c))
+VALGRIND   := valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
+              --show-leak-kinds=definite --suppressions=Tests/c/valgrind.supp -q
+
+.PHONY: all lib deps demo test test-swift test-c test-valgrind test-custom test-python bench clean
+
+all: lib
+
+deps:
+	@bash scripts/install-deps.sh
+
+lib: $(LIB)
+
+$(LIB): Package.swift $(shell find Sources -type f) include/reducerkit.h
+	$(SWIFT) build $(SWIFT_LIB_FLAGS) --product reducerkit
+	@mkdir -p $(BUILD)
+	cp .build-lib/release/libreducerkit.so $(LIB)
+	@echo "built $(LIB): $$(du -h $(LIB) | cut -f1); NEEDED: $$(readelf -d $(LIB) | grep NEEDED | sed 's/.*\[\(.*\)\]/\1/' | tr '\n' ' ')"
+	@! readelf -d $(LIB) | grep NEEDED | grep -E 'libswift|libFoundation|libdispatch|libBlocksRuntime' \
+	  || (echo "error: $(LIB) depends on the Swift runtime" && exit 1)
+
+$(BUILD)/c/%: Tests/c/%.c Tests/c/rk_test.h include/reducerkit.h $(LIB)
+	@mkdir -p $(BUILD)/c
+	$(CC) $(CFLAGS_C) -g -o $@ $< -L$(BUILD) -lreducerkit -lpthread -Wl,-rpath,'$$ORIGIN/..'
+
+demo: lib
+	$(SWIFT) run -c release --scratch-path .build-lib reducerkit-demo
+	$(MAKE) --no-print-directory -s $(BUILD)/examples/counter_c
+	$(BUILD)/examples/counter_c
+	@$(PYTHON) -c "import reducerkit" 2>/dev/null || $(PYTHON) -m pip install -q ./bindings/python
+	REDUCERKIT_LIB=$(abspath $(LIB)) $(PYTHON) examples/python/demo.py
+
+$(BUILD)/examples/counter_c: examples/c/counter.c include/reducerkit.h $(LIB)
+	@mkdir -p $(BUILD)/examples
+	$(CC) $(CFLAGS_C) -o $@ $< -L$(BUILD) -lreducerkit -Wl,-rpath,'$$ORIGIN/..'
+
+test: deps lib test-swift test-c test-valgrind test-custom test-python
+	@echo "make test: all suites passed"
+
+test-swift:
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+test-c: $(CTESTS)
+	$(CC) $(CFLAGS_C) -fsyntax-only Tests/c/header_only.c
+	$(CXX) -std=c++11 -Wall -Wextra -pedantic -Werror -Iinclude -x c++ -fsyntax-only Tests/c/header_only.c
+	@set -e; for t in $(CTESTS); do echo "== $$t"; REDUCERKIT_SCENARIOS=Tests/scenarios $$t; done
+
+test-valgrind: $(CTESTS)
+	@set -e; for t in $(CTESTS); do echo "== valgrind $$t"; REDUCERKIT_SCENARIOS=Tests/scenarios RK_UNDER_VALGRIND=1 $(VALGRIND) $$t; done
+
+test-custom: lib
+	bash examples/custom-feature/test.sh
+
+test-python: lib
+	$(PYTHON) -m pip install -q ./bindings/python
+	cd bindings/python && REDUCERKIT_LIB=$(abspath $(LIB)) $(PYTHON) -m pytest -q tests
+
+bench: lib
+	$(SWIFT) run -c release --scratch-path .build-bench reducerkit-bench
+	$(MAKE) --no-print-directory $(BUILD)/bench/c_bench
+	$(BUILD)/bench/c_bench
+	REDUCERKIT_LIB=$(abspath $(LIB)) $(PYTHON) benchmarks/python/bench.py
+
+$(BUILD)/bench/c_bench: benchmarks/c/bench.c include/reducerkit.h $(LIB)
+	@mkdir -p $(BUILD)/bench
+	$(CC) -O2 -std=c99 -Wall -Iinclude -o $@ $< -L$(BUILD) -lreducerkit -Wl,-rpath,'$$ORIGIN/..'
+
+clean:
+	rm -rf $(BUILD) .build .build-lib .build-bench
