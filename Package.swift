@@ -39,6 +39,11 @@ let package = Package(
     .target(name: "ReducerKitFFI", dependencies: ["ReducerKit", "ReducerKitWire", "CReducerKitShims"]),
     .target(name: "ReducerKitLibrary", dependencies: ["ReducerKitFFI", "ReducerKitExamples"]),
     .executableTarget(
+      name: "reducerkit-demo",
+      dependencies: ["ReducerKit", "ReducerKitExamples"],
+      path: "examples/swift"
+    ),
+    .executableTarget(
       name: "reducerkit-bench",
       dependencies: ["ReducerKit"],
       path: "benchmarks/swift"
@@ -51,6 +56,13 @@ let package = Package(
       ]
     ),
     .testTarget(name: "ReducerKitWireTests", dependencies: ["ReducerKitWire"]),
+    .testTarget(
+      name: "ReducerKitScenarioTests",
+      dependencies: [
+        "ReducerKitExamples", "ReducerKitWire", "ReducerKitTesting",
+        .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
+      ]
+    ),
     .testTarget(
       name: "ReducerKitAdapterTests",
       dependencies: [
@@ -65,7 +77,7 @@ let package = Package(
 // TEMPORARY (development only): lets parallel work on one module not break another's build.
 import Foundation
 if ProcessInfo.processInfo.environment["RK_DEV_SKIP_WIRE"] != nil {
-  package.targets.removeAll { $0.name.hasPrefix("ReducerKitWire") || $0.name == "ReducerKitFFI" || $0.name == "ReducerKitLibrary" || $0.name == "CReducerKitShims" }
+  package.targets.removeAll { $0.name.hasPrefix("ReducerKitWire") || $0.name == "ReducerKitFFI" || $0.name == "ReducerKitLibrary" || $0.name == "CReducerKitShims" || $0.name == "ReducerKitScenarioTests" }
   package.products.removeAll { $0.name == "ReducerKitFFI" || $0.name == "reducerkit" }
   package.products.removeAll { $0.name == "ReducerKitWire" }
 }
