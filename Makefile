@@ -10,7 +10,8 @@ PYTHON     ?= python3
 BUILD      := build
 LIB        := $(BUILD)/libreducerkit.so
 # The shipped library: release, Swift runtime and Foundation linked in statically.
-SWIFT_LIB_FLAGS := -c release --scratch-path .build-lib -Xswiftc -static-stdlib
+# Without the IdentifiedCollections trait: that package imports Foundation (+ICU, ~70 MB).
+SWIFT_LIB_FLAGS := -c release --scratch-path .build-lib -Xswiftc -static-stdlib --disable-default-traits
 CFLAGS_C   := -std=c99 -Wall -Wextra -pedantic -Werror -Iinclude
 CTESTS     := $(patsubst Tests/c/%.c,$(BUILD)/c/%,$(wildcard Tests/c/test_*.c))
 VALGRIND   := valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
@@ -29,6 +30,7 @@ $(LIB): Package.swift $(shell find Sources -type f) include/reducerkit.h
 	$(SWIFT) build $(SWIFT_LIB_FLAGS) --product reducerkit
 	@mkdir -p $(BUILD)
 	cp .build-lib/release/libreducerkit.so $(LIB)
+	strip --strip-debug $(LIB)
 	@echo "built $(LIB): $$(du -h $(LIB) | cut -f1); NEEDED: $$(readelf -d $(LIB) | grep NEEDED | sed 's/.*\[\(.*\)\]/\1/' | tr '\n' ' ')"
 	@! readelf -d $(LIB) | grep NEEDED | grep -E 'libswift|libFoundation|libdispatch|libBlocksRuntime' \
 	  || (echo "error: $(LIB) depends on the Swift runtime" && exit 1)
@@ -38,7 +40,7 @@ $(BUILD)/c/%: Tests/c/%.c Tests/c/rk_test.h include/reducerkit.h $(LIB)
 	$(CC) $(CFLAGS_C) -g -o $@ $< -L$(BUILD) -lreducerkit -lpthread -Wl,-rpath,'$$ORIGIN/..'
 
 demo: lib
-	$(SWIFT) run -c release --scratch-path .build-lib reducerkit-demo
+	$(SWIFT) run -c release --scratch-path .build-demo reducerkit-demo
 	$(MAKE) --no-print-directory -s $(BUILD)/examples/counter_c
 	$(BUILD)/examples/counter_c
 	@$(PYTHON) -c "import reducerkit" 2>/dev/null || $(PYTHON) -m pip install -q ./bindings/python
@@ -81,4 +83,4 @@ $(BUILD)/bench/c_bench: benchmarks/c/bench.c include/reducerkit.h $(LIB)
 	$(CC) -O2 -std=c99 -Wall -Iinclude -o $@ $< -L$(BUILD) -lreducerkit -Wl,-rpath,'$$ORIGIN/..'
 
 clean:
-	rm -rf $(BUILD) .build .build-lib .build-bench
+	rm -rf $(BUILD) .build .build-lib .build-bench .build-demo

@@ -13,6 +13,15 @@ let package = Package(
     // libreducerkit.so: the C ABI plus the example features.
     .library(name: "reducerkit", type: .dynamic, targets: ["ReducerKitLibrary"]),
   ],
+  traits: [
+    .trait(
+      name: "IdentifiedCollections",
+      description: "forEach over IdentifiedArray (swift-identified-collections). It imports "
+        + "Foundation, so a library built with it carries all of Foundation and ICU (~70 MB); "
+        + "libreducerkit.so is built without it."
+    ),
+    .default(enabledTraits: ["IdentifiedCollections"]),
+  ],
   dependencies: [
     .package(url: "https://github.com/pointfreeco/swift-identified-collections", from: "1.1.1"),
     .package(url: "https://github.com/pointfreeco/swift-custom-dump", from: "1.7.3"),
@@ -22,7 +31,9 @@ let package = Package(
     .target(
       name: "ReducerKit",
       dependencies: [
-        .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
+        .product(
+          name: "IdentifiedCollections", package: "swift-identified-collections",
+          condition: .when(traits: ["IdentifiedCollections"])),
       ]
     ),
     .target(

@@ -28,6 +28,25 @@ public protocol Reducer<State, Action> {
   /// The reducer's logic, composed from other reducers.
   @ReducerBuilder<State, Action>
   var body: Body { get }
+
+  /// The function a store calls for each action: ``reduce(into:action:)``, with a `body` built
+  /// once instead of once per action. Not API: provided for every reducer.
+  func _reduceFunction() -> (inout State, Action) -> Effect<Action>
+}
+
+extension Reducer {
+  @inlinable
+  public func _reduceFunction() -> (inout State, Action) -> Effect<Action> {
+    { self.reduce(into: &$0, action: $1) }
+  }
+}
+
+extension Reducer where Body: Reducer, Body.State == State, Body.Action == Action {
+  /// Builds `body` once (a body cannot see state and reads dependencies when it runs).
+  @inlinable
+  public func _reduceFunction() -> (inout State, Action) -> Effect<Action> {
+    body._reduceFunction()
+  }
 }
 
 extension Reducer where Body == Never {

@@ -37,6 +37,9 @@ public final class Store<State, Action: Sendable>: @unchecked Sendable {
 
   /// A store for `reducer`, starting from `initialState`.
   ///
+  /// The reducer's `body` is built once, here, not once per action (a body cannot see state,
+  /// and reads dependencies when it runs).
+  ///
   /// - Parameters:
   ///   - initialState: The state to start from.
   ///   - reducer: The feature's reducer.
@@ -48,21 +51,7 @@ public final class Store<State, Action: Sendable>: @unchecked Sendable {
     withDependencies prepareDependencies: (inout DependencyValues) -> Void = { _ in }
   ) where R.State == State, R.Action == Action {
     self.init(
-      _initialState: initialState, reduce: { reducer.reduce(into: &$0, action: $1) },
-      withDependencies: prepareDependencies)
-  }
-
-  /// A store for `reducer`, starting from `initialState`. The reducer's `body` is built once,
-  /// here, not once per action (a body cannot see state, and reads dependencies when it runs).
-  @inlinable
-  public convenience init<R: Reducer>(
-    initialState: State,
-    reducer: R,
-    withDependencies prepareDependencies: (inout DependencyValues) -> Void = { _ in }
-  ) where R.State == State, R.Action == Action, R.Body: Reducer, R.Body.State == State, R.Body.Action == Action {
-    let body = reducer.body
-    self.init(
-      _initialState: initialState, reduce: { body.reduce(into: &$0, action: $1) },
+      _initialState: initialState, reduce: reducer._reduceFunction(),
       withDependencies: prepareDependencies)
   }
 
@@ -77,22 +66,8 @@ public final class Store<State, Action: Sendable>: @unchecked Sendable {
     @ReducerBuilder<State, Action> reducer: () -> R,
     withDependencies prepareDependencies: (inout DependencyValues) -> Void = { _ in }
   ) where R.State == State, R.Action == Action {
-    let reducer = reducer()
     self.init(
-      _initialState: initialState(), reduce: { reducer.reduce(into: &$0, action: $1) },
-      withDependencies: prepareDependencies)
-  }
-
-  /// A store for the reducer `reducer` builds (TCA's form); its `body` is built once.
-  @inlinable
-  public convenience init<R: Reducer>(
-    initialState: @autoclosure () -> State,
-    @ReducerBuilder<State, Action> reducer: () -> R,
-    withDependencies prepareDependencies: (inout DependencyValues) -> Void = { _ in }
-  ) where R.State == State, R.Action == Action, R.Body: Reducer, R.Body.State == State, R.Body.Action == Action {
-    let body = reducer().body
-    self.init(
-      _initialState: initialState(), reduce: { body.reduce(into: &$0, action: $1) },
+      _initialState: initialState(), reduce: reducer()._reduceFunction(),
       withDependencies: prepareDependencies)
   }
 
@@ -177,7 +152,7 @@ public final class Store<State, Action: Sendable>: @unchecked Sendable {
 
   @usableFromInline
   func _processWithDependencies(_ action: Action, _ tasks: inout [Task<Void, Never>]) {
-    DependencyValues.$_current.withValue(dependencies ?? DependencyValues()) {
+    DependencyValues._with(dependencies ?? DependencyValues()) {
       _process(action, &tasks)
       if !pending.isEmpty { _drainPending(&tasks) }
     }
@@ -258,7 +233,7 @@ public final class Store<State, Action: Sendable>: @unchecked Sendable {
     let result = body()
     var tasks: [Task<Void, Never>] = []
     if !pending.isEmpty {
-      DependencyValues.$_current.withValue(dependencies ?? DependencyValues()) { _drainPending(&tasks) }
+      DependencyValues._with(dependencies ?? DependencyValues()) { _drainPending(&tasks) }
     }
     owner.store(0, ordering: .relaxed)
     lock.unlock()
@@ -287,15 +262,13 @@ public final class Store<State, Action: Sendable>: @unchecked Sendable {
   }
 
   /// Reads the state without registering an observation access (for hosts that poll).
-  @_spi(Internals)
   public func withCurrentState<R>(_ body: (State) -> R) -> R { _withState(body) }
 
   /// Whether the calling thread is reducing on this store right now (inside a callback).
-  @_spi(Internals)
   public var isHeldByCurrentThread: Bool { owner.load(ordering: .relaxed) == _currentThreadID() }
 
   /// Blocking form of ``idle(timeout:)`` for threads outside Swift concurrency (C hosts).
-  @_spi(Internals)
+  /// Negative waits without limit. Do not call it from a Swift concurrency thread.
   public func waitUntilIdle(timeoutNanoseconds: Int64) -> Bool {
     runtime.waitUntilIdle(timeoutNanoseconds: timeoutNanoseconds)
   }

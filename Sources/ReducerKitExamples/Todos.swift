@@ -22,11 +22,11 @@ public struct Todos: Reducer {
 
   /// The todos' state.
   public struct State: Codable, Equatable, Sendable {
-    public var todos: IdentifiedArrayOf<Todo>
+    public var todos: [Todo]
     public var filter: Filter
     public var nextID: Int
 
-    public init(todos: IdentifiedArrayOf<Todo> = [], filter: Filter = .all, nextID: Int = 1) {
+    public init(todos: [Todo] = [], filter: Filter = .all, nextID: Int = 1) {
       self.todos = todos
       self.filter = filter
       self.nextID = nextID
@@ -35,7 +35,7 @@ public struct Todos: Reducer {
     /// The todos the filter shows.
     public var filtered: [Todo] {
       switch filter {
-      case .all: return Array(todos)
+      case .all: return todos
       case .active: return todos.filter { !$0.isComplete }
       case .completed: return todos.filter(\.isComplete)
       }
@@ -58,15 +58,17 @@ public struct Todos: Reducer {
     case let .addTodo(title):
       // Ids come from `nextID`; skip any already taken (an initial state may hold any ids).
       var id = state.nextID
-      while state.todos[id: id] != nil { id = id == .max ? .min : id + 1 }
+      while state.todos.contains(where: { $0.id == id }) { id = id == .max ? .min : id + 1 }
       state.todos.append(Todo(id: id, title: title))
       state.nextID = id == .max ? .min : id + 1
       return .none
     case let .toggle(id):
-      state.todos[id: id]?.isComplete.toggle()
+      if let index = state.todos.firstIndex(where: { $0.id == id }) {
+        state.todos[index].isComplete.toggle()
+      }
       return .none
     case let .delete(id):
-      state.todos.remove(id: id)
+      state.todos.removeAll { $0.id == id }
       return .none
     case let .setFilter(filter):
       state.filter = filter

@@ -10,12 +10,12 @@ import Synchronization
 // error or trap crosses the boundary.
 
 /// Live stores by handle. Handles are never reused, so a destroyed handle is always detected.
-private let handles = Mutex<(next: UInt, stores: [UInt: any HostStoreProtocol])>((0, [:]))
+private let handles = Mutex<(next: UInt, stores: [UInt: HostStoreBox])>((0, [:]))
 
 /// Handles look like aligned pointers but are only keys; the library never dereferences them.
 private let handleBase: UInt = 0x5_2B00_0000
 
-private func lookup(_ store: OpaquePointer?) throws(FFIError) -> any HostStoreProtocol {
+private func lookup(_ store: OpaquePointer?) throws(FFIError) -> HostStoreBox {
   guard let store else { throw FFIError(.invalidArgument, "store is NULL") }
   let key = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(store)))
   guard let found = handles.withLock({ $0.stores[key] }) else {
@@ -138,7 +138,7 @@ public func rk_store_version(_ store: OpaquePointer?, _ outVersion: UnsafeMutabl
   ffiCall { () throws(FFIError) in
     let host = try lookup(store)
     guard let outVersion else { throw FFIError(.invalidArgument, "out_version is NULL") }
-    outVersion.pointee = host.version
+    outVersion.pointee = host.version()
   }
 }
 
@@ -153,7 +153,7 @@ public func rk_store_subscribe(
     let host = try lookup(store)
     guard let callback else { throw FFIError(.invalidArgument, "cb is NULL") }
     guard let outToken else { throw FFIError(.invalidArgument, "out_token is NULL") }
-    outToken.pointee = host.subscribe(callback, userdata: userdata)
+    outToken.pointee = host.subscribe(callback, userdata)
   }
 }
 
@@ -164,12 +164,12 @@ public func rk_store_unsubscribe(_ store: OpaquePointer?, _ token: UInt64) -> In
 
 @_cdecl("rk_store_wait_idle")
 public func rk_store_wait_idle(_ store: OpaquePointer?, _ timeoutMilliseconds: Int64) -> Int32 {
-  ffiCall { () throws(FFIError) in try lookup(store).waitIdle(timeoutMilliseconds: timeoutMilliseconds) }
+  ffiCall { () throws(FFIError) in try lookup(store).waitIdle(timeoutMilliseconds) }
 }
 
 @_cdecl("rk_store_advance_clock")
 public func rk_store_advance_clock(_ store: OpaquePointer?, _ milliseconds: Int64) -> Int32 {
-  ffiCall { () throws(FFIError) in try lookup(store).advanceClock(milliseconds: milliseconds) }
+  ffiCall { () throws(FFIError) in try lookup(store).advanceClock(milliseconds) }
 }
 
 @_cdecl("rk_store_take_actions")
@@ -191,6 +191,6 @@ public func rk_store_effect_count(_ store: OpaquePointer?, _ outCount: UnsafeMut
   ffiCall { () throws(FFIError) in
     let host = try lookup(store)
     guard let outCount else { throw FFIError(.invalidArgument, "out_count is NULL") }
-    outCount.pointee = UInt64(host.effectCount)
+    outCount.pointee = UInt64(host.effectCount())
   }
 }

@@ -27,11 +27,12 @@ public struct Feature: Sendable {
   public let name: String
   /// A sentence for `rk_features`.
   public let description: String
-  let makeStore: @Sendable (StoreOptions) throws(FFIError) -> any HostStoreProtocol
-  let describe: @Sendable () -> JSONValue
+  @usableFromInline let makeStore: @Sendable (StoreOptions) throws(FFIError) -> HostStoreBox
+  @usableFromInline let describe: @Sendable () -> JSONValue
 
   /// A feature named `name` running the reducer `reducer` builds, starting (by default) from
-  /// `initialState`.
+  /// `initialState`. Inlinable, so each feature's JSON path is specialized for its types.
+  @inlinable
   public init<R: Reducer>(
     name: String,
     description: String = "",
@@ -42,19 +43,24 @@ public struct Feature: Sendable {
     self.description = description
     self.makeStore = { options throws(FFIError) in
       let state = try options.resolveInitialState(default: initialState())
-      return HostStore<R>(initialState: state, reducer: reducer(), options: options)
+      return HostStore<R>(initialState: state, reducer: reducer(), options: options).boxed()
     }
-    self.describe = {
-      let initial = (try? WireEncoder().encodeToJSONValue(initialState())) ?? .null
-      return .object([
-        (key: "name", value: .string(name)),
-        (key: "description", value: .string(description)),
-        (key: "initial_state", value: initial),
-        (key: "action_schema", value: jsonSchema(for: R.Action.self)),
-        (key: "state_schema", value: jsonSchema(for: R.State.self)),
-      ])
-    }
+    self.describe = { describeFeature(name, description, initialState(), R.Action.self) }
   }
+}
+
+@usableFromInline
+func describeFeature<State: Encodable & Decodable, Action: Decodable>(
+  _ name: String, _ description: String, _ initialState: State, _ action: Action.Type
+) -> JSONValue {
+  let initial = (try? WireEncoder().encodeToJSONValue(initialState)) ?? .null
+  return .object([
+    (key: "name", value: .string(name)),
+    (key: "description", value: .string(description)),
+    (key: "initial_state", value: initial),
+    (key: "action_schema", value: jsonSchema(for: Action.self)),
+    (key: "state_schema", value: jsonSchema(for: State.self)),
+  ])
 }
 
 /// The features this library exposes, by name.
@@ -109,10 +115,11 @@ private func findRegistrationHook() -> RegistrationHook? {
 }
 
 /// What `options_json` asked for.
+@usableFromInline
 struct StoreOptions: Sendable {
-  var initialState: JSONValue?
-  var testClock = false
-  var recordActions = false
+  @usableFromInline var initialState: JSONValue?
+  @usableFromInline var testClock = false
+  @usableFromInline var recordActions = false
 
   static let keys = ["initial_state", "clock", "record_actions"]
 
@@ -158,6 +165,7 @@ struct StoreOptions: Sendable {
   }
 
   /// The feature's default state with `initial_state` merged over it.
+  @usableFromInline
   func resolveInitialState<State: Codable>(default state: State) throws(FFIError) -> State {
     guard let given = initialState else { return state }
     let base: JSONValue

@@ -3,37 +3,72 @@
 #elseif canImport(Darwin)
   @preconcurrency import Darwin
 #endif
-@_spi(Internals) import ReducerKit
+import ReducerKit
 import ReducerKitWire
 import Synchronization
 
 /// The C callback type of `rk_store_subscribe` (`rk_state_callback`).
 public typealias StateCallback = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, Int, UInt64) -> Void
 
-/// A store as the C ABI sees it: JSON in, JSON out, whatever the feature's types.
-protocol HostStoreProtocol: AnyObject, Sendable {
-  func send(_ json: UnsafeRawBufferPointer) throws(FFIError)
-  func withStateJSON(_ body: (UnsafeRawBufferPointer) throws(FFIError) -> Void) throws(FFIError)
-  var version: UInt64 { get }
-  func subscribe(_ callback: StateCallback, userdata: UnsafeMutableRawPointer?) -> UInt64
-  func unsubscribe(_ token: UInt64) throws(FFIError)
-  func waitIdle(timeoutMilliseconds: Int64) throws(FFIError)
-  func advanceClock(milliseconds: Int64) throws(FFIError)
-  func takeActions() throws(FFIError) -> [UInt8]
-  var effectCount: Int { get }
-  func destroy()
+/// A store as the C ABI sees it: JSON in, JSON out. A non-generic box of closures that were
+/// specialized for the feature's types where the feature was declared (see `Feature.init`), so
+/// no call from C runs unspecialized generic code.
+@usableFromInline
+final class HostStoreBox: Sendable {
+  @usableFromInline typealias BytesBody = (UnsafeRawBufferPointer) throws(FFIError) -> Void
+
+  let send: @Sendable (UnsafeRawBufferPointer) throws(FFIError) -> Void
+  let withStateJSON: @Sendable (BytesBody) throws(FFIError) -> Void
+  let version: @Sendable () -> UInt64
+  let subscribe: @Sendable (StateCallback, UnsafeMutableRawPointer?) -> UInt64
+  let unsubscribe: @Sendable (UInt64) throws(FFIError) -> Void
+  let waitIdle: @Sendable (Int64) throws(FFIError) -> Void
+  let advanceClock: @Sendable (Int64) throws(FFIError) -> Void
+  let takeActions: @Sendable () throws(FFIError) -> [UInt8]
+  let effectCount: @Sendable () -> Int
+  let destroy: @Sendable () -> Void
+
+  @usableFromInline
+  init(
+    send: @escaping @Sendable (UnsafeRawBufferPointer) throws(FFIError) -> Void,
+    withStateJSON: @escaping @Sendable (BytesBody) throws(FFIError) -> Void,
+    version: @escaping @Sendable () -> UInt64,
+    subscribe: @escaping @Sendable (StateCallback, UnsafeMutableRawPointer?) -> UInt64,
+    unsubscribe: @escaping @Sendable (UInt64) throws(FFIError) -> Void,
+    waitIdle: @escaping @Sendable (Int64) throws(FFIError) -> Void,
+    advanceClock: @escaping @Sendable (Int64) throws(FFIError) -> Void,
+    takeActions: @escaping @Sendable () throws(FFIError) -> [UInt8],
+    effectCount: @escaping @Sendable () -> Int,
+    destroy: @escaping @Sendable () -> Void
+  ) {
+    self.send = send
+    self.withStateJSON = withStateJSON
+    self.version = version
+    self.subscribe = subscribe
+    self.unsubscribe = unsubscribe
+    self.waitIdle = waitIdle
+    self.advanceClock = advanceClock
+    self.takeActions = takeActions
+    self.effectCount = effectCount
+    self.destroy = destroy
+  }
 }
 
 /// Whether the host or an effect sent an action.
+@usableFromInline
 enum HostAction<Action: Sendable>: Sendable {
   case host(Action)
   case effect(Action)
 }
 
 /// The log behind `rk_store_take_actions`: each reduced action with the state after it.
+@usableFromInline
 final class ActionLog: Sendable {
   private let entries = Mutex<(version: UInt64, json: [UInt8], count: Int)>((0, [], 0))
 
+  @usableFromInline init() {}
+
+  @usableFromInline
   func record<A: Encodable, S: Encodable>(_ action: A, origin: StaticString, state: S) {
     let encoder = WireEncoder()
     let actionJSON = (try? encoder.encode(action)) ?? Array("null".utf8)
@@ -49,6 +84,7 @@ final class ActionLog: Sendable {
     }
   }
 
+  @usableFromInline
   func take() -> [UInt8] {
     entries.withLock { log in
       defer {
@@ -61,36 +97,88 @@ final class ActionLog: Sendable {
 }
 
 /// Runs the feature's reducer on `HostAction`s, so effects' actions can be told apart.
+@usableFromInline
 struct HostReducer<Base: Reducer>: Reducer
 where Base.Action: Codable & Sendable, Base.State: Encodable {
-  let base: Base
-  let log: ActionLog?
+  @usableFromInline let base: (inout Base.State, Base.Action) -> Effect<Base.Action>
+  @usableFromInline let log: ActionLog?
 
+  @inlinable init(base: Base, log: ActionLog?) {
+    self.base = base._reduceFunction()
+    self.log = log
+  }
+
+  @inlinable
   func reduce(into state: inout Base.State, action: HostAction<Base.Action>) -> Effect<HostAction<Base.Action>> {
     let effect: Effect<Base.Action>
     switch action {
     case let .host(action):
-      effect = base.reduce(into: &state, action: action)
-      log?.record(action, origin: "host", state: state)
+      effect = base(&state, action)
+      if let log { log.record(action, origin: "host", state: state) }
     case let .effect(action):
-      effect = base.reduce(into: &state, action: action)
-      log?.record(action, origin: "effect", state: state)
+      effect = base(&state, action)
+      if let log { log.record(action, origin: "effect", state: state) }
     }
     return effect.isNone ? .none : effect.map { HostAction.effect($0) }
   }
 }
 
 /// How long `rk_store_advance_clock` waits for woken effects to settle, per step.
-let advanceSettleNanoseconds: Int64 = 10_000_000_000
+@usableFromInline let advanceSettleNanoseconds: Int64 = 10_000_000_000
 
-final class HostStore<R: Reducer>: HostStoreProtocol
-where R.State: Codable & Sendable, R.Action: Codable & Sendable {
-  let store: Store<R.State, HostAction<R.Action>>
-  let clock: TestClock?
-  let log: ActionLog?
-  private let subscriptions = Mutex<(next: UInt64, active: [UInt64: StoreSubscription])>((0, [:]))
-  private let decoder = WireDecoder(rootNoun: "action")
+/// Decoded actions by their exact JSON text, so a host that sends the same action again
+/// (`"increment"`) skips decoding. Sound because decoding is a pure function of the text
+/// (synthesized `Decodable` is). A direct-mapped table: bounded in entries and key length.
+@usableFromInline
+final class ActionCache<Action: Sendable>: Sendable {
+  @usableFromInline static var slotCount: Int { 256 }
+  @usableFromInline static var maxKeyLength: Int { 96 }
+  @usableFromInline let slots = Mutex<[(key: [UInt8], action: Action)?]>(Array(repeating: nil, count: 256))
 
+  @usableFromInline init() {}
+
+  @inlinable
+  static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a
+    for byte in bytes {
+      hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+    }
+    return hash
+  }
+
+  @inlinable
+  func lookup(_ bytes: UnsafeRawBufferPointer, hash: UInt64) -> Action? {
+    slots.withLock { slots in
+      guard let entry = slots[Int(hash % UInt64(Self.slotCount))], entry.key.count == bytes.count
+      else { return nil }
+      let same = entry.key.withUnsafeBytes { key in
+        bytes.count == 0 || memcmp(key.baseAddress!, bytes.baseAddress!, bytes.count) == 0
+      }
+      return same ? entry.action : nil
+    }
+  }
+
+  @inlinable
+  func insert(_ bytes: UnsafeRawBufferPointer, hash: UInt64, _ action: Action) {
+    let key = Array(bytes)
+    slots.withLock { $0[Int(hash % UInt64(Self.slotCount))] = (key, action) }
+  }
+}
+
+/// The generic host store. Its methods are inlinable and called on the concrete type from the
+/// closures of `boxed()`, so they are specialized per feature.
+@usableFromInline
+final class HostStore<R: Reducer>: Sendable
+where R: SendableMetatype, R.State: Codable & Sendable, R.Action: Codable & Sendable {
+  @usableFromInline let store: Store<R.State, HostAction<R.Action>>
+  @usableFromInline let clock: TestClock?
+  @usableFromInline let log: ActionLog?
+  @usableFromInline let subscriptions = Mutex<(next: UInt64, active: [UInt64: StoreSubscription])>((0, [:]))
+  @usableFromInline let actionCache = ActionCache<R.Action>()
+  /// The last state JSON, valid while the store's version is unchanged.
+  @usableFromInline let stateCache = Mutex<(version: UInt64, json: [UInt8])?>(nil)
+
+  @inlinable
   init(initialState: R.State, reducer: R, options: StoreOptions) {
     let clock = options.testClock ? TestClock() : nil
     let log = options.recordActions ? ActionLog() : nil
@@ -108,38 +196,71 @@ where R.State: Codable & Sendable, R.Action: Codable & Sendable {
     )
   }
 
+  @inlinable
+  func boxed() -> HostStoreBox {
+    HostStoreBox(
+      send: { bytes throws(FFIError) in try self.send(bytes) },
+      withStateJSON: { body throws(FFIError) in try self.withStateJSON(body) },
+      version: { self.store.version },
+      subscribe: { callback, userdata in self.subscribe(callback, userdata: userdata) },
+      unsubscribe: { token throws(FFIError) in try self.unsubscribe(token) },
+      waitIdle: { timeout throws(FFIError) in try self.waitIdle(timeoutMilliseconds: timeout) },
+      advanceClock: { milliseconds throws(FFIError) in try self.advanceClock(milliseconds: milliseconds) },
+      takeActions: { () throws(FFIError) in try self.takeActions() },
+      effectCount: { self.store.effectCount },
+      destroy: { self.destroy() }
+    )
+  }
+
+  @inlinable
   func send(_ json: UnsafeRawBufferPointer) throws(FFIError) {
+    let cacheable = json.count <= ActionCache<R.Action>.maxKeyLength
+    let hash = cacheable ? ActionCache<R.Action>.hash(json) : 0
+    if cacheable, let action = actionCache.lookup(json, hash: hash) {
+      store.send(.host(action))
+      return
+    }
     let action: R.Action
     do {
-      action = try decoder.decode(R.Action.self, from: json)
+      action = try WireDecoder(rootNoun: "action").decode(R.Action.self, from: json)
     } catch {
       throw FFIError(error, otherwise: .action, context: nil)
     }
+    if cacheable { actionCache.insert(json, hash: hash, action) }
     store.send(.host(action))
   }
 
-  func withStateJSON(_ body: (UnsafeRawBufferPointer) throws(FFIError) -> Void) throws(FFIError) {
-    let state = store.withCurrentState { $0 }
-    let encoded: Result<Void, FFIError>
+  @inlinable
+  func withStateJSON(_ body: HostStoreBox.BytesBody) throws(FFIError) {
+    let (state, version) = store.withCurrentState { ($0, store.version) }
+    if let cached = stateCache.withLock({ $0 }), cached.version == version {
+      try Self.withBytes(cached.json, body)
+      return
+    }
+    let json: [UInt8]
     do {
-      encoded = try WireEncoder().withEncodedBytes(state) { bytes in
-        do throws(FFIError) {
-          try body(bytes)
-          return .success(())
-        } catch {
-          return .failure(error)
-        }
-      }
+      json = try WireEncoder().encode(state)
     } catch {
       throw FFIError(.internal, "encoding the state: \(error.message)")
     }
-    try encoded.get()
+    stateCache.withLock { $0 = (version, json) }
+    try Self.withBytes(json, body)
   }
 
-  var version: UInt64 { store.version }
+  @inlinable
+  static func withBytes(_ bytes: [UInt8], _ body: HostStoreBox.BytesBody) throws(FFIError) {
+    let failure: FFIError? = bytes.withUnsafeBytes { buffer in
+      do throws(FFIError) {
+        try body(buffer)
+        return nil
+      } catch {
+        return error
+      }
+    }
+    if let failure { throw failure }
+  }
 
-  var effectCount: Int { store.effectCount }
-
+  @inlinable
   func subscribe(_ callback: StateCallback, userdata: UnsafeMutableRawPointer?) -> UInt64 {
     let address = UInt(bitPattern: userdata)
     var isFirst = true
@@ -156,7 +277,8 @@ where R.State: Codable & Sendable, R.Action: Codable & Sendable {
       bytes.append(0)
       let version = store.version
       bytes.withUnsafeBufferPointer { buffer in
-        buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
+        guard let base = buffer.baseAddress else { return }
+        base.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
           callback(UnsafeMutableRawPointer(bitPattern: address), $0, count, version)
         }
       }
@@ -168,6 +290,7 @@ where R.State: Codable & Sendable, R.Action: Codable & Sendable {
     }
   }
 
+  @inlinable
   func unsubscribe(_ token: UInt64) throws(FFIError) {
     let subscription = subscriptions.withLock { $0.active.removeValue(forKey: token) }
     guard let subscription else {
@@ -176,12 +299,18 @@ where R.State: Codable & Sendable, R.Action: Codable & Sendable {
     subscription.cancel()
   }
 
+  @inlinable
   func waitIdle(timeoutMilliseconds: Int64) throws(FFIError) {
     guard !store.isHeldByCurrentThread else {
       throw FFIError(.misuse, "rk_store_wait_idle called from inside a callback of the same store")
     }
-    let nanoseconds = timeoutMilliseconds < 0 ? -1 : timeoutMilliseconds.multipliedReportingOverflow(by: 1_000_000)
-      .overflow ? Int64.max : timeoutMilliseconds * 1_000_000
+    let nanoseconds: Int64
+    if timeoutMilliseconds < 0 {
+      nanoseconds = -1
+    } else {
+      let (product, overflow) = timeoutMilliseconds.multipliedReportingOverflow(by: 1_000_000)
+      nanoseconds = overflow ? Int64.max : product
+    }
     guard store.waitUntilIdle(timeoutNanoseconds: nanoseconds) else {
       throw FFIError(
         .timeout,
@@ -189,6 +318,7 @@ where R.State: Codable & Sendable, R.Action: Codable & Sendable {
     }
   }
 
+  @inlinable
   func advanceClock(milliseconds: Int64) throws(FFIError) {
     guard let clock else {
       throw FFIError(.misuse, "the store uses the live clock; create it with {\"clock\": \"test\"} to advance time")
@@ -204,6 +334,7 @@ where R.State: Codable & Sendable, R.Action: Codable & Sendable {
     }
   }
 
+  @inlinable
   func takeActions() throws(FFIError) -> [UInt8] {
     guard let log else {
       throw FFIError(.misuse, "the store does not record actions; create it with {\"record_actions\": true}")
@@ -211,6 +342,7 @@ where R.State: Codable & Sendable, R.Action: Codable & Sendable {
     return log.take()
   }
 
+  @inlinable
   func destroy() {
     let active = subscriptions.withLock { table in
       defer { table.active.removeAll() }

@@ -6,6 +6,7 @@
 import ReducerKitWire
 
 /// The C `rk_status` codes (see include/reducerkit.h).
+@usableFromInline
 enum RKStatus: Int32, Sendable {
   case ok = 0
   case invalidArgument = 1
@@ -36,16 +37,17 @@ enum RKStatus: Int32, Sendable {
 }
 
 /// An error crossing the C boundary: a status and a message for `rk_last_error`.
+@usableFromInline
 struct FFIError: Error, Sendable {
-  let status: RKStatus
-  let message: String
-  init(_ status: RKStatus, _ message: String) {
+  @usableFromInline let status: RKStatus
+  @usableFromInline let message: String
+  @usableFromInline init(_ status: RKStatus, _ message: String) {
     self.status = status
     self.message = message
   }
 
   /// Maps a wire-codec error: unparsable text is `RK_ERR_JSON`, the rest is `otherwise`.
-  init(_ error: WireError, otherwise: RKStatus, context: String?) {
+  @usableFromInline init(_ error: WireError, otherwise: RKStatus, context: String?) {
     let message = context.map { "\($0): \(error.message)" } ?? error.message
     switch error.kind {
     case .syntax, .invalidUTF8, .tooDeep:

@@ -10,7 +10,9 @@ let package = Package(
     .library(name: "scoreboard", type: .dynamic, targets: ["Scoreboard"])
   ],
   dependencies: [
-    .package(name: "ReducerKit", path: "../..")
+    // traits: [] leaves out forEach over IdentifiedArray, whose package imports all of
+    // Foundation: the library stays small. Drop it to use IdentifiedArray.
+    .package(name: "ReducerKit", path: "../..", traits: [])
   ],
   targets: [
     .target(

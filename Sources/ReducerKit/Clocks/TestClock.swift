@@ -146,7 +146,6 @@ public final class TestClock: Clock, Sendable {
 
   /// Blocking variant of ``advance(by:)`` for hosts on threads outside Swift concurrency.
   /// Returns false when woken effects did not settle within `timeoutNanoseconds` each.
-  @_spi(Internals)
   public func advanceBlocking(by duration: Duration, timeoutNanoseconds: Int64) -> Bool {
     for runtime in attachedRuntimes {
       if !runtime.waitUntilIdle(timeoutNanoseconds: timeoutNanoseconds) { return false }

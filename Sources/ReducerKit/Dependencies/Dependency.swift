@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A key for a dependency: its type and its default values.
 ///
 /// ```swift
@@ -51,8 +53,33 @@ public struct DependencyValues: Sendable {
   var isDefault: Bool { storage.isEmpty && context == .live }
 
   /// Whether the dependencies in effect right now are the defaults (no `withDependencies`).
+  /// Cheap while no scope with overrides is active anywhere in the process.
   @usableFromInline
-  static var _isAmbientDefault: Bool { _current.isDefault }
+  static var _isAmbientDefault: Bool {
+    _overriddenScopes.load(ordering: .relaxed) == 0 || _current.isDefault
+  }
+
+  /// How many scopes bind non-default dependencies right now, process-wide.
+  static let _overriddenScopes = Atomic<Int>(0)
+
+  /// Binds `values` for `operation`, counting scopes with overrides.
+  static func _with<R>(_ values: DependencyValues, _ operation: () throws -> R) rethrows -> R {
+    guard !values.isDefault else { return try $_current.withValue(values, operation: operation) }
+    _overriddenScopes.add(1, ordering: .relaxed)
+    defer { _overriddenScopes.subtract(1, ordering: .relaxed) }
+    return try $_current.withValue(values, operation: operation)
+  }
+
+  /// Async form of `_with`.
+  static func _with<R>(
+    _ values: DependencyValues, isolation: isolated (any Actor)? = #isolation,
+    _ operation: () async throws -> R
+  ) async rethrows -> R {
+    guard !values.isDefault else { return try await $_current.withValue(values, operation: operation) }
+    _overriddenScopes.add(1, ordering: .relaxed)
+    defer { _overriddenScopes.subtract(1, ordering: .relaxed) }
+    return try await $_current.withValue(values, operation: operation)
+  }
 
   /// The value for `key`: the override, else the context's default.
   public subscript<Key: DependencyKey>(key: Key.Type) -> Key.Value {
@@ -107,7 +134,7 @@ public func withDependencies<R>(
 ) rethrows -> R {
   var values = DependencyValues._current
   try update(&values)
-  return try DependencyValues.$_current.withValue(values, operation: operation)
+  return try DependencyValues._with(values, operation)
 }
 
 /// Runs async `operation` with dependencies changed by `update`.
@@ -118,5 +145,5 @@ public func withDependencies<R>(
 ) async rethrows -> R {
   var values = DependencyValues._current
   try update(&values)
-  return try await DependencyValues.$_current.withValue(values, operation: operation)
+  return try await DependencyValues._with(values, operation)
 }

@@ -94,7 +94,7 @@ final class EffectRuntime: @unchecked Sendable {
       await EffectRuntime.$current.withValue(self) {
         await EffectRuntime.$currentUnit.withValue(unit) {
           // Always bind: an effect sees its store's dependencies, never its sender's.
-          await DependencyValues.$_current.withValue(dependencies) { await operation() }
+          await DependencyValues._with(dependencies) { await operation() }
         }
       }
       self.finished(id, join: join)

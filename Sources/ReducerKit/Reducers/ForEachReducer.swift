@@ -1,5 +1,4 @@
-import IdentifiedCollections
-
+#if IdentifiedCollections
 @_exported import IdentifiedCollections
 
 /// An action for one element of a collection, by id: `{"element": {"id": 7, "action": …}}`.
@@ -102,3 +101,4 @@ where Parent.Action: Sendable, Element.Action: Sendable {
     return element.reduce(into: &elements[index], action: action)
   }
 }
+#endif
