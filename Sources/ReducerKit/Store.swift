@@ -327,11 +327,11 @@ public final class Store<State, Action: Sendable>: @unchecked Sendable {
     removeDuplicates isDuplicate: ((Value, Value) -> Bool)?,
     _ onChange: @escaping (Value) -> Void
   ) -> StoreSubscription {
-    var last: Value?
+    let last = _LastValue<Value>()
     return _addSubscriber { state in
       let value = select(state)
-      if let isDuplicate, let previous = last, isDuplicate(previous, value) { return }
-      last = value
+      if let isDuplicate, let previous = last.value, isDuplicate(previous, value) { return }
+      last.value = value
       onChange(value)
     }
   }
@@ -344,7 +344,14 @@ public final class Store<State, Action: Sendable>: @unchecked Sendable {
     removeDuplicates: Bool = true,
     _ onChange: @escaping (Value) -> Void
   ) -> StoreSubscription {
-    subscribe(select: select, removeDuplicates: removeDuplicates ? { $0 == $1 } : nil, onChange)
+    guard removeDuplicates else { return _addSubscriber { onChange(select($0)) } }
+    let last = _LastValue<Value>()
+    return _addSubscriber { state in
+      let value = select(state)
+      if last.value == value { return }
+      last.value = value
+      onChange(value)
+    }
   }
 
   /// Calls `onChange` with the state now and after every action.
@@ -393,6 +400,13 @@ extension Store where State: Sendable {
 }
 
 extension Store: Observable {}
+
+/// The last value a subscription delivered. Only touched by the thread that holds the store.
+@usableFromInline
+final class _LastValue<Value> {
+  @exclusivity(unchecked) @usableFromInline var value: Value?
+  @usableFromInline init() {}
+}
 
 /// A state observer registered with ``Store/subscribe(_:)``.
 @usableFromInline
