@@ -35,7 +35,7 @@ $(LIB): Package.swift $(shell find Sources -type f) include/reducerkit.h
 	@! readelf -d $(LIB) | grep NEEDED | grep -E 'libswift|libFoundation|libdispatch|libBlocksRuntime' \
 	  || (echo "error: $(LIB) depends on the Swift runtime" && exit 1)
 
-$(BUILD)/c/%: Tests/c/%.c Tests/c/rk_test.h include/reducerkit.h $(LIB)
+$(BUILD)/c/%: Tests/c/%.c Tests/c/rk_test.h Tests/c/json_mini.h include/reducerkit.h $(LIB)
 	@mkdir -p $(BUILD)/c
 	$(CC) $(CFLAGS_C) -g -o $@ $< -L$(BUILD) -lreducerkit -lpthread -Wl,-rpath,'$$ORIGIN/..'
 

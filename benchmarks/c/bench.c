@@ -1,0 +1,238 @@
+/*
+ * bench.c — ReducerKit through the C API, in one run: the median ns/op of several
+ * repetitions of each operation, with the floor (a bare call into the library) beside it.
+ *
+ *   cc -O2 -std=c99 -Wall -Iinclude -o build/bench/c_bench benchmarks/c/bench.c \
+ *      -Lbuild -lreducerkit -Wl,-rpath,'$ORIGIN/..'
+ *   build/bench/c_bench [REPETITIONS]        (default 11; make bench runs it)
+ *
+ * Each repetition runs an operation for about 100 ms (the iteration count is calibrated
+ * once per operation); the table shows the median, the fastest and the slowest repetition.
+ *
+ * The library caches the state JSON while the version is unchanged and decoded actions by
+ * their text, so the table has both sides: "unchanged state" is a cached read, "send toggle +
+ * rk_store_state" encodes the 1,000 todos on every read (subtract the toggle row for the
+ * read alone), and "4096 distinct texts" decodes every action.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "reducerkit.h"
+
+#define TODOS 1000
+
+static double now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static void die(const char *what, rk_status st) {
+    fprintf(stderr, "bench: %s: %s: %s\n", what, rk_status_string(st), rk_last_error());
+    exit(1);
+}
+
+/* ---- the operations: each runs `n` times and returns a status (non-zero = failure) ---- */
+
+static rk_store *counter;
+static rk_store *todos;
+static volatile int sink;
+static size_t last_len;
+
+static int op_floor(long n) {
+    long i;
+    int acc = 0;
+    for (i = 0; i < n; i++) acc += rk_abi_version();
+    sink = acc;
+    return 0;
+}
+
+static int op_send_increment(long n) {
+    long i;
+    int bad = 0;
+    for (i = 0; i < n; i++) bad |= (int)rk_store_send(counter, "\"increment\"");
+    return bad;
+}
+
+static int op_send_and_state(long n) {
+    long i;
+    int bad = 0;
+    for (i = 0; i < n; i++) {
+        char *json = NULL;
+        size_t len = 0;
+        bad |= (int)rk_store_send(counter, "\"increment\"");
+        bad |= (int)rk_store_state(counter, &json, &len);
+        last_len = len;
+        rk_free(json);
+    }
+    return bad;
+}
+
+static int op_state_todos(long n) {
+    long i;
+    int bad = 0;
+    for (i = 0; i < n; i++) {
+        char *json = NULL;
+        size_t len = 0;
+        bad |= (int)rk_store_state(todos, &json, &len);
+        last_len = len;
+        rk_free(json);
+    }
+    return bad;
+}
+
+/* The state changes before each read, so it is encoded again (no state cache). */
+static int op_toggle_and_state(long n) {
+    long i;
+    int bad = 0;
+    for (i = 0; i < n; i++) {
+        char *json = NULL;
+        size_t len = 0;
+        bad |= (int)rk_store_send(todos, "{\"toggle\":{\"id\":500}}");
+        bad |= (int)rk_store_state(todos, &json, &len);
+        last_len = len;
+        rk_free(json);
+    }
+    return bad;
+}
+
+/* 4096 distinct action texts in turn: each is decoded (the library's action cache, if it
+ * has one, keeps far fewer). */
+#define DISTINCT 4096
+static char distinct[DISTINCT][32];
+
+static int op_send_distinct(long n) {
+    long i;
+    int bad = 0;
+    for (i = 0; i < n; i++) bad |= (int)rk_store_send(counter, distinct[i % DISTINCT]);
+    return bad;
+}
+
+static int op_toggle_todo(long n) {
+    long i;
+    int bad = 0;
+    for (i = 0; i < n; i++) bad |= (int)rk_store_send(todos, "{\"toggle\":{\"id\":500}}");
+    return bad;
+}
+
+typedef struct bench {
+    const char *name;
+    int (*op)(long n);
+    double target_ns; /* the issue's target, 0 if none */
+    const char *target_text;
+} bench;
+
+static int compare_doubles(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Iterations for about `budget_ns` per repetition. */
+static long calibrate(const bench *b, double budget_ns) {
+    long n = 1;
+    for (;;) {
+        double t0 = now_ns(), dt;
+        if (b->op(n) != 0) die(b->name, RK_ERR_INTERNAL);
+        dt = now_ns() - t0;
+        if (dt > budget_ns / 10 || n > (1L << 30)) {
+            double per = dt / (double)n;
+            long want = (long)(budget_ns / (per > 0.1 ? per : 0.1));
+            return want < 1 ? 1 : want;
+        }
+        n *= 4;
+    }
+}
+
+static rk_store *make_todos(void) {
+    /* {"initial_state": {"todos": [{"id": 1, "title": "Todo #1", "isComplete": false}, ...],
+     *  "nextID": 1001}} */
+    size_t cap = 64 + (size_t)TODOS * 80;
+    char *options = (char *)malloc(cap);
+    size_t at = 0;
+    int i;
+    rk_store *store = NULL;
+    rk_status st;
+    at += (size_t)snprintf(options + at, cap - at, "{\"initial_state\":{\"todos\":[");
+    for (i = 1; i <= TODOS; i++) {
+        at += (size_t)snprintf(options + at, cap - at,
+                               "%s{\"id\":%d,\"title\":\"Todo #%d\",\"isComplete\":%s}",
+                               i > 1 ? "," : "", i, i, i % 3 == 0 ? "true" : "false");
+    }
+    snprintf(options + at, cap - at, "],\"nextID\":%d}}", TODOS + 1);
+    st = rk_store_create("todos", options, &store);
+    free(options);
+    if (st != RK_OK) die("creating the todos store", st);
+    return store;
+}
+
+int main(int argc, char **argv) {
+    bench benches[] = {
+        {"floor: rk_abi_version() (a bare call)", op_floor, 0, ""},
+        {"rk_store_send(\"increment\"), counter, no state out", op_send_increment, 300,
+         "<= 300"},
+        {"rk_store_send({\"setCount\":N}), 4096 distinct texts", op_send_distinct, 0, ""},
+        {"rk_store_send(\"increment\") + rk_store_state + rk_free", op_send_and_state, 0, ""},
+        {"rk_store_state + rk_free, 1,000 todos, unchanged state", op_state_todos, 0, ""},
+        {"rk_store_send({\"toggle\":{\"id\":500}}), 1,000 todos", op_toggle_todo, 0, ""},
+        {"send toggle + rk_store_state + rk_free, 1,000 todos", op_toggle_and_state, 150000,
+         "<= 150000 (the read)"},
+    };
+    size_t nb = sizeof benches / sizeof benches[0], i;
+    int reps = argc > 1 ? atoi(argv[1]) : 11;
+    double *samples;
+    rk_status st;
+    char *json = NULL;
+    size_t counter_len = 0, todos_len = 0;
+
+    if (reps < 1) reps = 1;
+    for (i = 0; i < DISTINCT; i++) snprintf(distinct[i], sizeof distinct[i], "{\"setCount\":%lu}",
+                                            (unsigned long)(i * 7919u % 100000u));
+    if (rk_abi_version() != RK_ABI_VERSION) {
+        fprintf(stderr, "bench: library ABI %d, header ABI %d\n", rk_abi_version(),
+                RK_ABI_VERSION);
+        return 1;
+    }
+    st = rk_store_create("counter", NULL, &counter);
+    if (st != RK_OK) die("creating the counter store", st);
+    todos = make_todos();
+    if ((st = rk_store_state(counter, &json, &counter_len)) != RK_OK) die("counter state", st);
+    rk_free(json);
+    if ((st = rk_store_state(todos, &json, &todos_len)) != RK_OK) die("todos state", st);
+    rk_free(json);
+
+    printf("ReducerKit C benchmark: library %s (ABI %d), median of %d repetitions of ~100 ms\n",
+           rk_version(), rk_abi_version(), reps);
+    printf("counter state %lu bytes; todos state %lu bytes (%d items)\n\n",
+           (unsigned long)counter_len, (unsigned long)todos_len, TODOS);
+    printf("%-58s %12s %12s %12s %12s  %s\n", "operation", "median ns/op", "min", "max",
+           "iterations", "target ns");
+    samples = (double *)malloc((size_t)reps * sizeof *samples);
+    for (i = 0; i < nb; i++) {
+        const bench *b = &benches[i];
+        long n = calibrate(b, 1e8);
+        int r;
+        b->op(n / 10 + 1); /* warm-up */
+        for (r = 0; r < reps; r++) {
+            double t0 = now_ns();
+            if (b->op(n) != 0) die(b->name, RK_ERR_INTERNAL);
+            samples[r] = (now_ns() - t0) / (double)n;
+        }
+        qsort(samples, (size_t)reps, sizeof *samples, compare_doubles);
+        {
+            double median = reps % 2 ? samples[reps / 2]
+                                     : (samples[reps / 2 - 1] + samples[reps / 2]) / 2;
+            printf("%-58s %12.1f %12.1f %12.1f %12ld  %s%s\n", b->name, median, samples[0],
+                   samples[reps - 1], n, b->target_text,
+                   b->target_ns > 0 ? (median <= b->target_ns ? " (met)" : " (NOT met)") : "");
+        }
+        fflush(stdout);
+    }
+    free(samples);
+    rk_store_destroy(counter);
+    rk_store_destroy(todos);
+    return 0;
+}
