@@ -85,10 +85,3 @@ let package = Package(
   swiftLanguageModes: [.v6]
 )
 
-// TEMPORARY (development only): lets parallel work on one module not break another's build.
-import Foundation
-if ProcessInfo.processInfo.environment["RK_DEV_SKIP_WIRE"] != nil {
-  package.targets.removeAll { $0.name.hasPrefix("ReducerKitWire") || $0.name == "ReducerKitFFI" || $0.name == "ReducerKitLibrary" || $0.name == "CReducerKitShims" || $0.name == "ReducerKitScenarioTests" }
-  package.products.removeAll { $0.name == "ReducerKitFFI" || $0.name == "reducerkit" }
-  package.products.removeAll { $0.name == "ReducerKitWire" }
-}

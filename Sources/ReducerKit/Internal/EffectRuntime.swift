@@ -7,8 +7,8 @@ final class EffectRuntime: @unchecked Sendable {
   // `condition`'s mutex (see `locked(_:)`); everything else is immutable after init.
 
   /// The runtime whose effect is running on the current task, if any.
-  @TaskLocal static var current: EffectRuntime?
-  /// The tracked unit (task) running on the current task, if any.
+  static var current: EffectRuntime? { currentUnit?.runtime }
+  /// The tracked unit (task) running on the current task, if any (child tasks inherit it).
   @TaskLocal static var currentUnit: Unit?
 
   /// One tracked effect task. Lets a clock tell a tracked task from a structured child of it.
@@ -91,9 +91,12 @@ final class EffectRuntime: @unchecked Sendable {
     let dependencies = self.dependencies
     let body: @Sendable () async -> Void = { [self] in
       let unit = Unit(runtime: self, taskIdentity: withUnsafeCurrentTask { $0?.hashValue } ?? 0)
-      await EffectRuntime.$current.withValue(self) {
-        await EffectRuntime.$currentUnit.withValue(unit) {
-          // Always bind: an effect sees its store's dependencies, never its sender's.
+      await EffectRuntime.$currentUnit.withValue(unit) {
+        // An effect sees its store's dependencies, never its sender's: bind them unless both
+        // are the defaults.
+        if dependencies.isDefault && DependencyValues._isAmbientDefault {
+          await operation()
+        } else {
           await DependencyValues._with(dependencies) { await operation() }
         }
       }
