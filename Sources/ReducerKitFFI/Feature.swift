@@ -53,7 +53,7 @@ public struct Feature: Sendable {
 func describeFeature<State: Encodable & Decodable, Action: Decodable>(
   _ name: String, _ description: String, _ initialState: State, _ action: Action.Type
 ) -> JSONValue {
-  let initial = (try? WireEncoder().encodeToJSONValue(initialState)) ?? .null
+  let initial = (try? WireEncoder(explicitNulls: true).encodeToJSONValue(initialState)) ?? .null
   return .object([
     (key: "name", value: .string(name)),
     (key: "description", value: .string(description)),
@@ -170,7 +170,7 @@ struct StoreOptions: Sendable {
     guard let given = initialState else { return state }
     let base: JSONValue
     do {
-      base = try WireEncoder().encodeToJSONValue(state)
+      base = try WireEncoder(explicitNulls: true).encodeToJSONValue(state)
     } catch {
       throw FFIError(.internal, "encoding the default state: \(error.message)")
     }

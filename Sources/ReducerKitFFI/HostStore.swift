@@ -70,7 +70,7 @@ final class ActionLog: Sendable {
 
   @usableFromInline
   func record<A: Encodable, S: Encodable>(_ action: A, origin: StaticString, state: S) {
-    let encoder = WireEncoder()
+    let encoder = WireEncoder(explicitNulls: true)
     let actionJSON = (try? encoder.encode(action)) ?? Array("null".utf8)
     let stateJSON = (try? encoder.encode(state)) ?? Array("null".utf8)
     entries.withLock { log in
@@ -239,7 +239,7 @@ where R: SendableMetatype, R.State: Codable & Sendable, R.Action: Codable & Send
     }
     let json: [UInt8]
     do {
-      json = try WireEncoder().encode(state)
+      json = try WireEncoder(explicitNulls: true).encode(state)
     } catch {
       throw FFIError(.internal, "encoding the state: \(error.message)")
     }
@@ -269,7 +269,7 @@ where R: SendableMetatype, R.State: Codable & Sendable, R.Action: Codable & Send
         isFirst = false
         return
       }
-      guard var bytes = try? WireEncoder().encode(state) else {
+      guard var bytes = try? WireEncoder(explicitNulls: true).encode(state) else {
         _ = "ReducerKit: could not encode the state for a callback\n".withCString { fputs($0, stderr) }
         return
       }

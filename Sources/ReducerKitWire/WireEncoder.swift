@@ -1,0 +1,75 @@
+/// Encodes `Encodable` values to compact JSON in the ReducerKit wire format.
+///
+/// ```swift
+/// enum Action: Codable { case increment, setCount(Int), addTodo(title: String), move(Int, Int) }
+/// let encoder = WireEncoder()
+/// try encoder.encodeToString(Action.increment)              // "increment"
+/// try encoder.encodeToString(Action.setCount(5))            // {"setCount":5}
+/// try encoder.encodeToString(Action.addTodo(title: "Milk")) // {"addTodo":{"title":"Milk"}}
+/// try encoder.encodeToString(Action.move(0, 3))             // {"move":[0,3]}
+/// ```
+///
+/// Enums with associated values never show Swift's synthesized `{"case":{"_0":…}}` form: a
+/// case without values is a string, a case with one unlabeled value wraps the value bare,
+/// several unlabeled values become an array, labeled values an object. Structs are objects
+/// with keys in encoding order; `nil` written with `encodeIfPresent` is an absent key (or
+/// `null` with ``explicitNulls``).
+/// Doubles use the shortest text that reads back exactly; NaN and infinity are errors.
+///
+/// The encoder streams straight into a byte buffer (no intermediate tree). It closes
+/// containers lazily, so it expects each container to be filled before the next member of
+/// its parent is written, as synthesized and ordinary `encode(to:)` code does; a container
+/// used after that fails the encoding with an error.
+public struct WireEncoder: Sendable {
+  /// Write `nil` optionals as `null` instead of leaving the key out, so every state object has
+  /// every key (what hosts comparing states expect). Off by default.
+  public var explicitNulls: Bool
+
+  /// An encoder; `explicitNulls` writes `nil` optionals as `null`.
+  public init(explicitNulls: Bool = false) {
+    self.explicitNulls = explicitNulls
+  }
+
+  /// Encodes `value` as compact UTF-8 JSON.
+  public func encode<T: Encodable>(_ value: T) throws(WireError) -> [UInt8] {
+    try withEncodedBytes(value) { $0.withMemoryRebound(to: UInt8.self) { Array($0) } }
+  }
+
+  /// Encodes `value` as a compact JSON string.
+  public func encodeToString<T: Encodable>(_ value: T) throws(WireError) -> String {
+    try withEncodedBytes(value) { String(decoding: $0, as: UTF8.self) }
+  }
+
+  /// Encodes `value` and passes the UTF-8 JSON to `body` without copying it.
+  ///
+  /// The bytes are valid only during `body` (for copying into memory a C caller owns).
+  public func withEncodedBytes<T: Encodable, R>(
+    _ value: T, _ body: (UnsafeRawBufferPointer) -> R
+  ) throws(WireError) -> R {
+    let impl = _EncoderImpl()
+    impl.explicitNulls = explicitNulls
+    defer { impl.finish() }
+    do {
+      try impl.encodeRoot(value)
+    } catch {
+      throw _wireError(fromEncoding: error)
+    }
+    return body(UnsafeRawBufferPointer(impl.out.bytes))
+  }
+
+  /// Encodes `value` to a `JSONValue` (encodes, then parses the result).
+  public func encodeToJSONValue<T: Encodable>(_ value: T) throws(WireError) -> JSONValue {
+    let bytes = try encode(value)
+    return try parseJSON(bytes, maxDepth: jsonMaxDepthLimit)
+  }
+}
+
+func _wireError(fromEncoding error: any Error) -> WireError {
+  if let wire = error as? WireError { return wire }
+  if let encodingError = error as? EncodingError, case .invalidValue(_, let context) = encodingError {
+    if let wire = context.underlyingError as? WireError { return wire }
+    let path = _renderPath([], extra: context.codingPath)
+    return WireError(kind: .invalidValue, path: path, message: "invalid value at \(path): \(context.debugDescription)")
+  }
+  return WireError(kind: .invalidValue, path: "$", message: "invalid value at $: \(error)")
+}
