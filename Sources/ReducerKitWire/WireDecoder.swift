@@ -1,0 +1,58 @@
+/// Decodes `Decodable` values from JSON in the ReducerKit wire format.
+///
+/// ```swift
+/// let decoder = WireDecoder(rootNoun: "action")
+/// try decoder.decode(Action.self, from: #""increment""#)          // .increment
+/// try decoder.decode(Action.self, from: #"{"setCount": 5}"#)      // .setCount(5)
+/// try decoder.decode(Action.self, from: #""incremnt""#)
+/// // throws: unknown action "incremnt" at $; expected one of: increment, setCount(Int), …
+/// ```
+///
+/// Accepts every form `WireEncoder` writes, plus Swift's synthesized forms for enum cases
+/// (`{"increment":{}}`, `{"increment":null}`, `{"setCount":{"_0":5}}`). Integers are strict:
+/// `1.5`, `1e400` or `300` (for `Int8`) do not decode as integers. Every error is a
+/// `WireError` naming the JSON path and what was expected; errors thrown by custom
+/// `init(from:)` code are converted too.
+public struct WireDecoder: Sendable {
+  /// The noun for an enum value at the root in messages, e.g. `"action"` gives
+  /// `unknown action "x" at $`. Nested enum values always say `case`.
+  public var rootNoun: String
+  /// The deepest nesting of arrays and objects accepted when parsing text.
+  public var maxDepth: Int
+
+  /// - Parameters:
+  ///   - rootNoun: the noun for an enum value at the root in messages (`"action"`, …).
+  ///   - maxDepth: the deepest nesting accepted when parsing (at most `jsonMaxDepthLimit`).
+  public init(rootNoun: String = "case", maxDepth: Int = 512) {
+    self.rootNoun = rootNoun
+    self.maxDepth = maxDepth
+  }
+
+  /// Decodes a `T` from UTF-8 JSON text.
+  public func decode<T: Decodable>(_ type: T.Type, from bytes: UnsafeRawBufferPointer)
+    throws(WireError) -> T
+  {
+    try decode(type, from: try parseJSON(bytes, maxDepth: maxDepth))
+  }
+
+  /// Decodes a `T` from UTF-8 JSON text.
+  public func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws(WireError) -> T {
+    try decode(type, from: try parseJSON(bytes, maxDepth: maxDepth))
+  }
+
+  /// Decodes a `T` from JSON text.
+  public func decode<T: Decodable>(_ type: T.Type, from text: String) throws(WireError) -> T {
+    try decode(type, from: try parseJSON(text, maxDepth: maxDepth))
+  }
+
+  /// Decodes a `T` from a parsed JSON value.
+  public func decode<T: Decodable>(_ type: T.Type, from value: JSONValue) throws(WireError) -> T {
+    let impl = _DecoderImpl(value: value, rootNoun: rootNoun, path: [])
+    defer { impl.finish() }
+    do {
+      return try impl.unbox(value, as: T.self, base: 0, nested: .none, key: nil, style: .key)
+    } catch {
+      throw _wireError(fromDecoding: error)
+    }
+  }
+}

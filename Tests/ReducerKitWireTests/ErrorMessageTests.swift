@@ -1,0 +1,142 @@
+import Testing
+import ReducerKitWire
+
+@Suite struct ErrorMessageTests {
+  let decoder = WireDecoder(rootNoun: "action")
+
+  func failure<T: Decodable>(
+    _ type: T.Type, _ text: String, decoder: WireDecoder? = nil
+  ) -> WireError? {
+    do {
+      _ = try (decoder ?? self.decoder).decode(T.self, from: text)
+      return nil
+    } catch {
+      return error
+    }
+  }
+
+  @Test func unknownCaseListsTheCases() throws {
+    let error = try #require(failure(CounterAction.self, #""incremnt""#))
+    #expect(
+      error.description
+        == #"unknown action "incremnt" at $; expected one of: increment, decrement, setCount(Int), addTodo(title: String), move(Int, Int)"#
+    )
+    #expect(error.kind == .unknownCase)
+    #expect(error.path == "$")
+    #expect(error.expected == counterCases)
+    #expect(
+      failure(CounterAction.self, #"{"setCont":1}"#)?.description
+        == #"unknown action "setCont" at $; expected one of: increment, decrement, setCount(Int), addTodo(title: String), move(Int, Int)"#
+    )
+  }
+
+  @Test func rootNounIsConfigurable() throws {
+    #expect(
+      failure(CounterAction.self, #""x""#, decoder: WireDecoder())?.description
+        == #"unknown case "x" at $; expected one of: increment, decrement, setCount(Int), addTodo(title: String), move(Int, Int)"#
+    )
+  }
+
+  @Test func wrongNumberOfKeysOrWrongShape() throws {
+    let list = "; expected one of: " + counterCases.joined(separator: ", ")
+    #expect(failure(CounterAction.self, "{}")?.description == "expected an action at $, found empty object" + list)
+    #expect(
+      failure(CounterAction.self, #"{"increment":{},"decrement":{}}"#)?.description
+        == #"expected one key (the action) at $, found 2 keys: "increment", "decrement""# + list)
+    #expect(failure(CounterAction.self, "5")?.description == "expected an action at $, found number 5" + list)
+    #expect(failure(CounterAction.self, "[]")?.description == "expected an action at $, found empty array" + list)
+    #expect(failure(CounterAction.self, "null")?.description == "expected an action at $, found null" + list)
+    #expect(
+      failure(CounterAction.self, #"{"increment":5}"#)?.description
+        == #"case "increment" takes no value at $.increment, found number 5; write it as "increment""#)
+  }
+
+  @Test func nestedUnknownCases() throws {
+    #expect(
+      failure(TodosAction.self, #"{"todos":{"element":{"id":7,"action":"toggel"}}}"#)?.description
+        == #"unknown case "toggel" at $.todos.element.action; expected one of: toggle, setTitle(String), setNote(String?)"#
+    )
+    #expect(
+      failure(TodosAction.self, #"{"todos":{"elem":{}}}"#)?.description
+        == #"unknown case "elem" at $.todos; expected one of: element(id: Int, action: Action)"#)
+    let raw = try #require(failure(TodosAction.self, #"{"setFilter":"done"}"#))
+    #expect(raw.description == #"unknown case "done" at $.setFilter; expected one of: all, active, completed"#)
+    #expect(raw.kind == .unknownCase)
+    #expect(
+      failure(TodosState.self, #"{"todos":[],"filter":"none","nextID":1}"#)?.description
+        == #"unknown case "none" at $.filter; expected one of: all, active, completed"#)
+    #expect(
+      failure(Priority.self, "3")?.description == "unknown action 3 at $; expected one of: 1, 2")
+    #expect(
+      failure(TodosAction.self, #"{"setFilter":5}"#)?.description
+        == "expected a case at $.setFilter, found number 5; expected one of: all, active, completed")
+    #expect(
+      failure(TodosState.self, #"{"todos":[],"filter":null,"nextID":1}"#)?.description
+        == "expected a case at $.filter, found null; expected one of: all, active, completed")
+  }
+
+  @Test func wrongPayloadType() throws {
+    let error = try #require(failure(CounterAction.self, #"{"setCount":"x"}"#))
+    #expect(error.description == #"expected Int at $.setCount, found string "x""#)
+    #expect(error.kind == .typeMismatch)
+    #expect(error.path == "$.setCount")
+    #expect(failure(CounterAction.self, #"{"setCount":{"_0":true}}"#)?.description
+      == "expected Int at $.setCount._0, found boolean true")
+    #expect(failure(CounterAction.self, #"{"move":[0,"a"]}"#)?.description
+      == #"expected Int at $.move[1], found string "a""#)
+    #expect(failure(CounterAction.self, #"{"addTodo":"Milk"}"#)?.description
+      == #"expected an object with key "title" at $.addTodo, found string "Milk""#)
+  }
+
+  @Test func missingKeysAndValues() throws {
+    let error = try #require(failure(CounterAction.self, #"{"addTodo":{}}"#))
+    #expect(error.description == #"missing key "title" at $.addTodo"#)
+    #expect(error.kind == .missingKey)
+    #expect(
+      failure(TodosState.self, #"{"todos":[{"id":1,"title":"a"}],"filter":"all","nextID":1}"#)?.description
+        == #"missing key "isComplete" at $.todos[0]"#)
+    #expect(failure(CounterAction.self, #"{"move":[1]}"#)?.description
+      == "missing value [1] at $.move; found an array of 1 value")
+    #expect(failure(TodosState.self, #"{"todos":null,"filter":"all","nextID":1}"#)?.description
+      == "expected [Todo] (array) at $.todos, found null")
+    #expect(failure(Todo.self, #"{"id":null,"title":"a","isComplete":true}"#)?.description
+      == "expected Int at $.id, found null")
+  }
+
+  @Test func strictIntegers() throws {
+    struct One: Decodable { var x: Int }
+    struct Small: Decodable { var x: Int8 }
+    struct Unsigned: Decodable { var x: UInt }
+    #expect(failure(One.self, #"{"x":1.5}"#)?.description == "expected Int at $.x, found number 1.5 (not an integer)")
+    #expect(failure(One.self, #"{"x":1e400}"#)?.description == "expected Int at $.x, found number 1e400 (out of range)")
+    #expect(failure(One.self, #"{"x":9223372036854775808}"#)?.description
+      == "expected Int at $.x, found number 9223372036854775808 (out of range)")
+    #expect(failure(Small.self, #"{"x":300}"#)?.description == "expected Int8 at $.x, found number 300 (out of range)")
+    #expect(failure(Unsigned.self, #"{"x":-1}"#)?.description == "expected UInt at $.x, found number -1 (out of range)")
+    #expect(failure(One.self, #"{"x":"1"}"#)?.description == #"expected Int at $.x, found string "1""#)
+    #expect(failure(Double.self, "1e400")?.description == "expected Double at $, found number 1e400 (out of range)")
+    #expect(failure(Float.self, "1e39")?.description == "expected Float at $, found number 1e+39 (out of range)")
+  }
+
+  @Test func structShapeErrors() throws {
+    #expect(failure(Todo.self, "[]")?.description == "expected Todo (object) at $, found empty array")
+    #expect(failure([Int].self, #"{"a":1}"#)?.description == "expected [Int] (array) at $, found object")
+    let long = String(repeating: "x", count: 100)
+    #expect(failure(Int.self, "\"\(long)\"")?.description
+      == "expected Int at $, found string \"\(String(repeating: "x", count: 40))…\"")
+  }
+
+  @Test func pathsQuoteUnusualKeys() throws {
+    #expect(failure([String: Int].self, #"{"a b":"x"}"#)?.description == #"expected Int at $['a b'], found string "x""#)
+    #expect(failure([String: [Int]].self, #"{"k":[1,"x"]}"#)?.description == #"expected Int at $.k[1], found string "x""#)
+  }
+
+  @Test func malformedJSONNamesTheOffset() throws {
+    let error = try #require(failure(CounterAction.self, #"{"setCount" 5}"#))
+    #expect(error.kind == .syntax)
+    #expect(error.offset == 12)
+    #expect(error.line == 1)
+    #expect(error.column == 13)
+    #expect(error.description == "expected ':' after object key at $.setCount (line 1, column 13, byte offset 12), found '5'")
+  }
+}

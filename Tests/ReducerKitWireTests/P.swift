@@ -1,2 +1,0 @@
-import Testing
-@Test func placeholderWire() { #expect(1 == 1) }
