@@ -207,3 +207,33 @@ import ReducerKitWire
     #expect(back == state)
   }
 }
+
+@Suite struct ExplicitNullTests {
+  struct State: Codable, Equatable {
+    var count = 1
+    var fact: String?
+    var nested: Inner?
+    struct Inner: Codable, Equatable { var x = 2 }
+  }
+
+  @Test func nilIsOmittedByDefaultAndNullWithExplicitNulls() throws {
+    #expect(try WireEncoder().encodeToString(State()) == #"{"count":1}"#)
+    #expect(try WireEncoder(explicitNulls: true).encodeToString(State()) == #"{"count":1,"fact":null,"nested":null}"#)
+    let full = State(count: 1, fact: "f", nested: .init())
+    #expect(try WireEncoder(explicitNulls: true).encodeToString(full) == #"{"count":1,"fact":"f","nested":{"x":2}}"#)
+    let back = try WireDecoder().decode(State.self, from: #"{"count":1,"fact":null,"nested":null}"#)
+    #expect(back == State())
+  }
+
+  enum Action: Codable, Equatable { case setCount(Int), reset }
+
+  @Test func nullPayloadNeverShowsSyntheticKeys() {
+    #expect(throws: WireError.self) { try WireDecoder(rootNoun: "action").decode(Action.self, from: #"{"setCount":null}"#) }
+    do {
+      _ = try WireDecoder(rootNoun: "action").decode(Action.self, from: #"{"setCount":null}"#)
+    } catch {
+      #expect(!error.message.contains("_0"), "\(error.message)")
+      #expect(error.message.contains("$.setCount"), "\(error.message)")
+    }
+  }
+}

@@ -170,7 +170,14 @@ struct _KeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let wire: WireError
     switch effectiveStorage {
     case .object, .bareCase, .current:
-      wire = WireError(kind: .missingKey, path: path, message: "missing key \(_quoted(name)) at \(path)")
+      if let i = _positionalIndex(name) {
+        // An enum payload (`_0`, `_1`, …): never show Swift's synthesized key names.
+        wire = WireError(
+          kind: .missingKey, path: path,
+          message: "missing value at \(path): this case takes \(i == 0 ? "a value" : "at least \(i + 1) values")")
+      } else {
+        wire = WireError(kind: .missingKey, path: path, message: "missing key \(_quoted(name)) at \(path)")
+      }
     case .payloadBare(let value):
       if let i = _positionalIndex(name) {
         wire = WireError(
