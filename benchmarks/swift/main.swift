@@ -90,6 +90,18 @@ struct Rows: Reducer {
   }
 }
 
+/// The same feature with a closure case path instead of a key path to the action case.
+struct RowsCasePath: Reducer {
+  typealias State = Rows.State
+  typealias Action = Rows.Action
+  var body: some ReducerOf<Self> {
+    EmptyReducer().forEach(
+      \.rows,
+      action: AnyCasePath(embed: Action.rows, extract: { if case let .rows(a) = $0 { a } else { nil } })
+    ) { Row() }
+  }
+}
+
 // MARK: Runs
 
 struct Line {
@@ -136,7 +148,7 @@ for subscriberCount in [0, 1, 10] where group("send") {
 /// Runs on Swift's global pool (not the main actor), like effects and hosts' callers do.
 nonisolated func effectRoundTrip() async -> Double {
   let store = Store(initialState: BenchCounter.State()) { BenchCounter() }
-  return await measureAsync(20_000) { iterations in
+  return await measureAsync(max(200, n / 100)) { iterations in
     for _ in 0..<iterations { await store.send(.request).finish() }
   }
 }
@@ -160,8 +172,13 @@ for count in [10, 1_000, 100_000] where group("foreach") {
   let ns = measure(n / 4) { iterations in
     for i in 0..<iterations { store.send(.rows(.element(id: ids[i % 3], action: .toggle))) }
   }
+  let casePathStore = Store(initialState: state) { RowsCasePath() }
+  let casePathNS = measure(n / 4) { iterations in
+    for i in 0..<iterations { casePathStore.send(.rows(.element(id: ids[i % 3], action: .toggle))) }
+  }
   lines.append(Line(name: "forEach element action, raw reducer, \(count) rows", ns: rowRaw, floor: nil))
-  lines.append(Line(name: "forEach element action via Store.send, \(count) rows", ns: ns, floor: raw))
+  lines.append(Line(name: "forEach via Store.send, action: \\.rows, \(count) rows", ns: ns, floor: raw))
+  lines.append(Line(name: "forEach via Store.send, AnyCasePath, \(count) rows", ns: casePathNS, floor: raw))
 }
 
 func pad(_ text: String, _ width: Int) -> String {
