@@ -17,7 +17,7 @@ CTESTS     := $(patsubst Tests/c/%.c,$(BUILD)/c/%,$(wildcard Tests/c/test_*.c))
 VALGRIND   := valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
               --show-leak-kinds=definite --suppressions=Tests/c/valgrind.supp -q
 
-.PHONY: all lib deps demo test test-swift test-c test-valgrind test-custom test-python bench clean
+.PHONY: all lib deps demo test test-swift test-c test-valgrind test-custom test-python test-embed bench clean
 
 all: lib
 
@@ -50,7 +50,7 @@ $(BUILD)/examples/counter_c: examples/c/counter.c include/reducerkit.h $(LIB)
 	@mkdir -p $(BUILD)/examples
 	$(CC) $(CFLAGS_C) -o $@ $< -L$(BUILD) -lreducerkit -Wl,-rpath,'$$ORIGIN/..'
 
-test: deps lib test-swift test-c test-valgrind test-custom test-python
+test: deps lib test-swift test-c test-valgrind test-custom test-python test-embed
 	@echo "make test: all suites passed"
 
 test-swift:
@@ -71,6 +71,15 @@ test-custom: lib
 test-python: lib
 	$(PYTHON) -m pip install -q ./bindings/python
 	cd bindings/python && REDUCERKIT_LIB=$(abspath $(LIB)) $(PYTHON) -m pytest -q tests
+
+# One store, two languages, one process: C owns a store, embedded CPython borrows it.
+PYTHON_CONFIG ?= $(PYTHON)-config
+test-embed: lib
+	@mkdir -p $(BUILD)/c
+	$(CC) -std=c99 -Wall -Wextra -Werror $$($(PYTHON_CONFIG) --includes) -Iinclude \
+	  Tests/embed/embed_python.c -o $(BUILD)/c/embed_python -L$(BUILD) -lreducerkit \
+	  -Wl,-rpath,'$$ORIGIN/..' $$($(PYTHON_CONFIG) --ldflags --embed)
+	REDUCERKIT_LIB=$(abspath $(LIB)) PYTHONPATH=bindings/python/src $(BUILD)/c/embed_python
 
 bench: lib
 	$(SWIFT) run -c release --scratch-path .build-bench reducerkit-bench
