@@ -43,8 +43,7 @@ demo: lib
 	$(SWIFT) run -c release --scratch-path .build-demo reducerkit-demo
 	$(MAKE) --no-print-directory -s $(BUILD)/examples/counter_c
 	$(BUILD)/examples/counter_c
-	@$(PYTHON) -c "import reducerkit" 2>/dev/null || $(PYTHON) -m pip install -q ./bindings/python
-	REDUCERKIT_LIB=$(abspath $(LIB)) $(PYTHON) examples/python/demo.py
+	REDUCERKIT_LIB=$(abspath $(LIB)) PYTHONPATH=bindings/python/src $(PYTHON) examples/python/demo.py
 
 $(BUILD)/examples/counter_c: examples/c/counter.c include/reducerkit.h $(LIB)
 	@mkdir -p $(BUILD)/examples
