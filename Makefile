@@ -29,8 +29,9 @@ lib: $(LIB)
 $(LIB): Package.swift $(shell find Sources -type f) include/reducerkit.h
 	$(SWIFT) build $(SWIFT_LIB_FLAGS) --product reducerkit
 	@mkdir -p $(BUILD)
-	cp .build-lib/release/libreducerkit.so $(LIB)
-	strip --strip-debug $(LIB)
+	cp .build-lib/release/libreducerkit.so $(LIB).tmp
+	strip --strip-debug $(LIB).tmp
+	mv -f $(LIB).tmp $(LIB)  # replace atomically: a running process may have the old one mapped
 	@echo "built $(LIB): $$(du -h $(LIB) | cut -f1); NEEDED: $$(readelf -d $(LIB) | grep NEEDED | sed 's/.*\[\(.*\)\]/\1/' | tr '\n' ' ')"
 	@! readelf -d $(LIB) | grep NEEDED | grep -E 'libswift|libFoundation|libdispatch|libBlocksRuntime' \
 	  || (echo "error: $(LIB) depends on the Swift runtime" && exit 1)

@@ -121,16 +121,21 @@ RK_API rk_status rk_store_create(const char *feature, const char *options_json, 
 
 /** Destroys a store: cancels its effects, removes its subscriptions, and frees it. After this
  *  returns, none of its callbacks runs again (a callback running on another thread is waited
- *  for). NULL is a no-op; a handle that is already destroyed is ignored (rk_last_error() says
- *  so). Must not be called from inside one of the store's own callbacks on a store whose
- *  callback is running on another thread. Thread-safe. */
+ *  for first). It may be called from inside one of the store's own callbacks: the store stops
+ *  at once and that callback is the last. NULL is a no-op; a handle that is already destroyed
+ *  is ignored (rk_last_error() says so). Thread-safe.
+ *  Hosts with their own runtime (a language VM) must destroy their stores, or at least remove
+ *  their callbacks, before that runtime shuts down: effects may still be running and would
+ *  call back into it. */
 RK_API void rk_store_destroy(rk_store *store);
 
 /** Sends an action (JSON text, borrowed) to the store. The action is reduced before this
- *  returns, on the calling thread; actions its synchronous effects send are reduced too.
- *  Asynchronous effects then run on Swift's thread pool and send their actions back into the
- *  store. Called from inside a callback of the same store, the action is queued and reduced
- *  right after the current one, before the outer call returns.
+ *  returns, on the calling thread. Its effects start right away on the calling thread and run
+ *  there until their first suspension: actions they send by then (and actions of `.send`
+ *  effects) are also reduced on this thread before this returns, and callbacks see them here.
+ *  After their first suspension effects run on Swift's thread pool and send their actions back
+ *  into the store from there. Called from inside a callback of the same store, the action is
+ *  queued and reduced right after the current one, before the outer call returns.
  *  Errors: RK_ERR_INVALID_ARGUMENT (NULL), RK_ERR_INVALID_HANDLE, RK_ERR_JSON (malformed
  *  JSON, invalid UTF-8, nesting deeper than 512), RK_ERR_ACTION (not an action of the
  *  feature: the message names the path and the expected cases). On error nothing changes.

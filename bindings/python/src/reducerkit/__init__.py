@@ -1,0 +1,59 @@
+"""ReducerKit for Python: drive and test stores whose reducers are written in Swift.
+
+::
+
+    import reducerkit
+
+    reducerkit.features()                    # names, action and state schemas
+    with reducerkit.Store("counter") as store:
+        store.send("increment")
+        store.send({"setCount": 5})
+        print(store.state)                   # {'count': 5, 'fact': None, 'isTimerOn': False}
+
+The library ``libreducerkit`` is found at an explicit path (:func:`load_library`), then
+``$REDUCERKIT_LIB``, then inside this package. See :mod:`reducerkit.testing` for the
+exhaustive ``TestStore``.
+"""
+
+from __future__ import annotations
+
+from ._native import ABI_VERSION, Library
+from .errors import (
+                     ABIVersionError,
+                     ActionError,
+                     InternalError,
+                     InvalidArgumentError,
+                     JSONError,
+                     LibraryNotFoundError,
+                     MisuseError,
+                     ReducerKitError,
+                     StateError,
+                     Status,
+                     StoreClosedError,
+                     TimeoutError,
+                     UnknownFeatureError,
+)
+from .store import Store, features, load_library
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "ABI_VERSION",
+    "ABIVersionError",
+    "ActionError",
+    "InternalError",
+    "InvalidArgumentError",
+    "JSONError",
+    "Library",
+    "LibraryNotFoundError",
+    "MisuseError",
+    "ReducerKitError",
+    "StateError",
+    "Status",
+    "Store",
+    "StoreClosedError",
+    "TimeoutError",
+    "UnknownFeatureError",
+    "features",
+    "load_library",
+]

@@ -1,0 +1,5 @@
+"""``python -m reducerkit``: see :mod:`reducerkit.cli`."""
+
+from .cli import main
+
+raise SystemExit(main())

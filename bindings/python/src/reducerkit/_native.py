@@ -1,0 +1,295 @@
+"""The raw layer: finds and loads ``libreducerkit``, and mirrors ``include/reducerkit.h``.
+
+Every C function of the header is declared once, in :data:`FUNCTIONS`, with its ``argtypes``
+and ``restype``. Strings the library hands over (``char **out_json``) are read as
+``c_void_p`` so ctypes never copies-and-forgets them; :meth:`Library.take_string` copies the
+bytes and frees the original with ``rk_free``. Borrowed library strings (``rk_version``,
+``rk_status_string``, ``rk_last_error``) are read as ``c_char_p``.
+
+The library is loaded with :class:`ctypes.CDLL`, which releases the GIL for the duration of
+every call, so subscriber callbacks arriving on Swift's threads can take it.
+
+Discovery order (:func:`find_library`): an explicit path, then ``$REDUCERKIT_LIB``, then the
+copy shipped as package data (``reducerkit/libreducerkit.so``). ``os.environ`` is only read.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import sys
+import threading
+from collections.abc import Callable, Sequence
+from ctypes import CFUNCTYPE, POINTER, c_char_p, c_int, c_int64, c_size_t, c_uint64, c_void_p
+from pathlib import Path
+from typing import Any
+
+from .errors import ABIVersionError, LibraryNotFoundError, ReducerKitError, Status, error_for_status
+
+__all__ = [
+    "ABI_VERSION",
+    "ENV_VAR",
+    "FUNCTIONS",
+    "STATE_CALLBACK",
+    "Library",
+    "find_library",
+    "load",
+    "default_library",
+    "library_file_name",
+]
+
+#: The ABI version this binding is written against (``RK_ABI_VERSION`` in the header).
+ABI_VERSION = 1
+
+#: The environment variable naming the library file.
+ENV_VAR = "REDUCERKIT_LIB"
+
+#: Where the package data copy of the library is looked for (this package's folder).
+PACKAGE_DIR = Path(__file__).resolve().parent
+
+#: ``typedef void (*rk_state_callback)(void *userdata, const char *state_json, size_t len,
+#: uint64_t version);`` -- ``state_json`` is declared ``c_void_p`` so ctypes does not run
+#: strlen() and build a bytes object we would copy again with the known length.
+STATE_CALLBACK = CFUNCTYPE(None, c_void_p, c_void_p, c_size_t, c_uint64)
+
+_status = c_int  # rk_status is a C enum: int-sized on every ABI we target
+_OUT_STR = POINTER(c_void_p)  # char **: owned, freed with rk_free
+_OUT_LEN = POINTER(c_size_t)
+
+#: Every function of ``reducerkit.h``: name -> (argtypes, restype). The single source of the
+#: ctypes signatures; :class:`Library` refuses a library that lacks any of them.
+FUNCTIONS: dict[str, tuple[Sequence[Any], Any]] = {
+    # Versions
+    "rk_version": ([], c_char_p),                      # static storage: do not free
+    "rk_abi_version": ([], c_int),
+    # Status codes and errors
+    "rk_status_string": ([_status], c_char_p),         # static: do not free
+    "rk_last_error": ([], c_char_p),                   # thread-local, library-owned
+    "rk_free": ([c_void_p], None),
+    # Features
+    "rk_features": ([_OUT_STR, _OUT_LEN], _status),
+    # Stores
+    "rk_store_create": ([c_char_p, c_char_p, POINTER(c_void_p)], _status),
+    "rk_store_destroy": ([c_void_p], None),
+    "rk_store_send": ([c_void_p, c_char_p], _status),
+    "rk_store_send_n": ([c_void_p, c_char_p, c_size_t], _status),
+    "rk_store_state": ([c_void_p, _OUT_STR, _OUT_LEN], _status),
+    "rk_store_version": ([c_void_p, POINTER(c_uint64)], _status),
+    "rk_store_subscribe": ([c_void_p, STATE_CALLBACK, c_void_p, POINTER(c_uint64)], _status),
+    "rk_store_unsubscribe": ([c_void_p, c_uint64], _status),
+    "rk_store_wait_idle": ([c_void_p, c_int64], _status),
+    "rk_store_advance_clock": ([c_void_p, c_int64], _status),
+    "rk_store_take_actions": ([c_void_p, _OUT_STR, _OUT_LEN], _status),
+    "rk_store_effect_count": ([c_void_p, POINTER(c_uint64)], _status),
+}
+
+
+def library_file_name() -> str:
+    """The platform's file name of the library (``libreducerkit.so`` on Linux)."""
+    if sys.platform == "darwin":
+        return "libreducerkit.dylib"
+    if sys.platform == "win32":
+        return "reducerkit.dll"
+    return "libreducerkit.so"
+
+
+def _candidates(path: str | os.PathLike[str] | None) -> list[tuple[str, str]]:
+    """(source, path) pairs in discovery order."""
+    out: list[tuple[str, str]] = []
+    if path is not None:
+        out.append(("explicit path", os.fspath(path)))
+    env = os.environ.get(ENV_VAR)
+    if env:
+        out.append((f"${ENV_VAR}", env))
+    out.append(("package data", str(PACKAGE_DIR / library_file_name())))
+    return out
+
+
+class Library:
+    """A loaded ``libreducerkit`` with every function of the header bound and typed.
+
+    The C functions are attributes named as in the header (``lib.rk_store_send(...)``).
+    Use :func:`load` rather than constructing this directly.
+    """
+
+    path: str
+    cdll: ctypes.CDLL
+    abi_version: int
+    version: str
+
+    rk_version: Callable[[], bytes]
+    rk_abi_version: Callable[[], int]
+    rk_status_string: Callable[[int], bytes]
+    rk_last_error: Callable[[], bytes]
+    rk_free: Callable[[Any], None]
+    rk_features: Callable[..., int]
+    rk_store_create: Callable[..., int]
+    rk_store_destroy: Callable[[Any], None]
+    rk_store_send: Callable[[Any, bytes], int]
+    rk_store_send_n: Callable[[Any, bytes, int], int]
+    rk_store_state: Callable[..., int]
+    rk_store_version: Callable[..., int]
+    rk_store_subscribe: Callable[..., int]
+    rk_store_unsubscribe: Callable[[Any, int], int]
+    rk_store_wait_idle: Callable[[Any, int], int]
+    rk_store_advance_clock: Callable[[Any, int], int]
+    rk_store_take_actions: Callable[..., int]
+    rk_store_effect_count: Callable[..., int]
+
+    def __init__(self, path: str, cdll: ctypes.CDLL) -> None:
+        self.path = path
+        self.cdll = cdll
+        # Check the ABI first, with the one function whose signature never changes, so a
+        # library of another ABI is refused with a clear message and not a missing symbol.
+        try:
+            abi_fn = cdll.rk_abi_version
+        except AttributeError:
+            raise ABIVersionError(
+                f"{path} is not a ReducerKit library: it does not export rk_abi_version"
+            ) from None
+        abi_fn.argtypes, abi_fn.restype = [], c_int
+        abi = int(abi_fn())
+        if abi != ABI_VERSION:
+            raise ABIVersionError(
+                f"{path} has ReducerKit ABI version {abi}, but this binding (reducerkit "
+                f"for Python) supports only ABI version {ABI_VERSION}; install a binding "
+                f"and a library of the same version")
+        self.abi_version = abi
+        missing = []
+        for name, (argtypes, restype) in FUNCTIONS.items():
+            try:
+                fn = getattr(cdll, name)
+            except AttributeError:
+                missing.append(name)
+                continue
+            fn.argtypes = list(argtypes)
+            fn.restype = restype
+            setattr(self, name, fn)
+        if missing:
+            raise ABIVersionError(
+                f"{path} (ABI {abi}) lacks functions of reducerkit.h: {', '.join(missing)}")
+        self.version = self.rk_version().decode("utf-8", "replace")
+
+    def __repr__(self) -> str:
+        return f"<reducerkit.Library {self.version} (ABI {self.abi_version}) at {self.path!r}>"
+
+    # -- helpers used by the Pythonic layer ------------------------------------------------
+
+    def status_string(self, status: int) -> str:
+        """``rk_status_string(status)``."""
+        return self.rk_status_string(status).decode("utf-8", "replace")
+
+    def last_error(self) -> str:
+        """``rk_last_error()`` of the calling thread."""
+        raw = self.rk_last_error()
+        return raw.decode("utf-8", "replace") if raw else ""
+
+    def error(self, status: int, context: str = "") -> ReducerKitError:
+        """The exception for ``status``, with this thread's ``rk_last_error()`` message.
+        Call it on the thread of the failing call, right after it."""
+        message = self.last_error()
+        if context:
+            message = f"{context}: {message}" if message else context
+        return error_for_status(status, message, self.status_string(status))
+
+    def check(self, status: int, context: str = "") -> None:
+        """Raises the mapped exception unless ``status`` is ``RK_OK``."""
+        if status:
+            raise self.error(status, context)
+
+    def take_string(self, ptr: c_void_p, length: c_size_t) -> bytes:
+        """Copies an owned string (``char *`` + length) out and frees it with ``rk_free``."""
+        address = ptr.value
+        if not address:
+            return b""
+        try:
+            return ctypes.string_at(address, length.value)
+        finally:
+            self.rk_free(address)
+
+    def call_out_string(self, fn: Callable[..., int], *args: Any, context: str = "") -> bytes:
+        """Calls ``fn(*args, char **out, size_t *len)`` and returns the owned string's bytes."""
+        out = c_void_p()
+        length = c_size_t()
+        status = fn(*args, out, length)  # instances are passed by reference
+        if status:
+            raise self.error(status, context)
+        return self.take_string(out, length)
+
+    def features_json(self) -> bytes:
+        """``rk_features()`` as raw JSON bytes."""
+        return self.call_out_string(self.rk_features, context="rk_features")
+
+
+_lock = threading.Lock()
+_loaded: dict[str, Library] = {}
+_default: Library | None = None
+
+
+def find_library(path: str | os.PathLike[str] | None = None) -> list[tuple[str, str]]:
+    """The places :func:`load` tries, in order, as ``(source, path)`` pairs."""
+    return _candidates(path)
+
+
+def load(path: str | os.PathLike[str] | None = None) -> Library:
+    """Loads the library: ``path`` if given, else ``$REDUCERKIT_LIB``, else package data.
+
+    The first place that exists is loaded; a later one is not tried if it fails to load
+    (a broken explicit choice must not silently fall back to another copy). The same file
+    is loaded once per process.
+
+    Raises:
+        LibraryNotFoundError: nothing to load; the message lists every place tried.
+        ABIVersionError: the library's ABI version is not :data:`ABI_VERSION`.
+    """
+    tried: list[tuple[str, str]] = []
+    for source, candidate in _candidates(path):
+        resolved = os.path.abspath(candidate)
+        if not os.path.exists(resolved):
+            tried.append((f"{source}: {candidate}", "does not exist"))
+            continue
+        with _lock:
+            lib = _loaded.get(resolved)
+            if lib is not None:
+                return lib
+            try:
+                cdll = ctypes.CDLL(resolved)
+            except OSError as e:
+                tried.append((f"{source}: {candidate}", f"cannot be loaded: {e}"))
+                break
+            lib = Library(resolved, cdll)
+            _loaded[resolved] = lib
+            return lib
+    lines = "\n".join(f"  - {where} ({why})" for where, why in tried)
+    raise LibraryNotFoundError(
+        f"cannot find {library_file_name()}; tried, in order:\n{lines}\n"
+        f"Pass a path to reducerkit.load_library(path), set ${ENV_VAR}, or place the "
+        f"library in the installed package ({PACKAGE_DIR}).",
+        tried,
+    )
+
+
+def default_library() -> Library:
+    """The library :class:`reducerkit.Store` uses when none is given: the one last passed
+    to :func:`set_default`, else :func:`load` with no path (loaded on first use)."""
+    global _default
+    lib = _default
+    if lib is None:
+        lib = load()
+        _default = lib
+    return lib
+
+
+def set_default(lib: Library) -> None:
+    """Makes ``lib`` the library used when none is given."""
+    global _default
+    _default = lib
+
+
+def status_name(status: int) -> str:
+    """``RK_ERR_ACTION`` style name of a status code, without loading the library."""
+    try:
+        s = Status(status)
+    except ValueError:
+        return f"status {status}"
+    return "RK_OK" if s is Status.OK else f"RK_ERR_{s.name}"

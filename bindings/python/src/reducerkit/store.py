@@ -1,0 +1,666 @@
+"""The Pythonic layer: :class:`Store`, a handle on a Swift store, and :func:`features`.
+
+::
+
+    import reducerkit
+
+    with reducerkit.Store("counter") as store:
+        store.send("increment")
+        store.send({"setCount": 5})
+        store.state                     # {'count': 5, 'fact': None, 'isTimerOn': False}
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import ctypes
+import math
+import os
+import sys
+import threading
+import traceback
+import weakref
+from collections.abc import AsyncGenerator, Callable
+from ctypes import byref, c_size_t, c_uint64, c_void_p
+from typing import Any, Literal, TypeAlias
+
+from . import _json
+from ._native import STATE_CALLBACK, Library, default_library, load
+from .errors import InvalidArgumentError, JSONError, ReducerKitError, Status, StoreClosedError
+
+__all__ = ["Store", "features", "load_library", "JSON", "Action", "Subscriber"]
+
+JSON: TypeAlias = Any
+"""A JSON value as Python sees it: dict, list, str, int, float, bool or None."""
+
+Action: TypeAlias = "str | dict[str, Any]"
+"""An action in the wire format: ``"increment"``, ``{"setCount": 5}``, ..."""
+
+Subscriber: TypeAlias = Callable[[dict[str, Any]], object]
+"""A subscriber: called with the state after each action the store reduces."""
+
+Clock: TypeAlias = Literal["live", "test"]
+
+_MAX_CACHED_ACTIONS = 4096
+
+
+def load_library(path: str | os.PathLike[str] | None = None) -> Library:
+    """Loads ``libreducerkit`` and makes it the library used by default.
+
+    Args:
+        path: the library file. ``None`` searches ``$REDUCERKIT_LIB``, then the copy shipped
+            in the package.
+
+    Raises:
+        LibraryNotFoundError: the message lists every place tried.
+        ABIVersionError: the library has another ABI version than this binding.
+    """
+    from ._native import set_default
+
+    lib = load(path)
+    set_default(lib)
+    return lib
+
+
+def _resolve_library(library: Library | str | os.PathLike[str] | None) -> Library:
+    if library is None:
+        return default_library()
+    if isinstance(library, Library):
+        return library
+    return load(library)
+
+
+_features_cache: dict[str, list[dict[str, Any]]] = {}
+
+
+def features(library: Library | str | os.PathLike[str] | None = None) -> list[dict[str, Any]]:
+    """The features the library exposes: ``[{"name", "description", "initial_state",
+    "action_schema", "state_schema"}, ...]`` (``rk_features()``)."""
+    lib = _resolve_library(library)
+    cached = _features_cache.get(lib.path)
+    if cached is None:
+        cached = _json.loads(lib.features_json())
+        _features_cache[lib.path] = cached
+    copied: list[dict[str, Any]] = _json.loads(_json.dumps(cached))  # callers may mutate it
+    return copied
+
+
+# ---- Bookkeeping shared by stores, their callbacks, finalizers and the exit hook ----------
+
+_tls = threading.local()
+# Callback thunks that unsubscribed themselves while running: they must outlive their own
+# return path, so they are kept for the life of the process (a few bytes each).
+_graveyard: list[Any] = []
+_live_cores: set[_Core] = set()
+_live_lock = threading.Lock()
+_CLOSED = object()  # sentinel put into state streams when their store closes
+
+
+def _callback_stack() -> list[_Core]:
+    stack: list[_Core] | None = getattr(_tls, "stack", None)
+    if stack is None:
+        stack = []
+        _tls.stack = stack
+    return stack
+
+
+class _Core:
+    """What a store's callbacks, finalizer and the exit hook need, without the Store.
+
+    The finalizer holds the core, never the :class:`Store`, so a forgotten store can be
+    collected (unless one of its own subscribers refers to it; then it lives until closed).
+    """
+
+    def __init__(self, lib: Library, handle: c_void_p, owned: bool, name: str) -> None:
+        self.lib = lib
+        self.handle = handle
+        self.owned = owned
+        self.name = name
+        self.errors: list[BaseException] = []
+        self.subs: dict[int, Any] = {}
+        self.streams: set[tuple[asyncio.AbstractEventLoop, asyncio.Queue[Any]]] = set()
+        self.lock = threading.Lock()
+        self.closed = False
+
+    def in_own_callback(self) -> bool:
+        stack = getattr(_tls, "stack", None)
+        return bool(stack) and self in stack  # type: ignore[operator]
+
+    def record_error(self, error: BaseException, callback: object) -> None:
+        try:
+            error.add_note(
+                f"(raised in reducerkit subscriber {callback!r} of {self.name} on thread "
+                f"{threading.current_thread().name!r}; re-raised by the next call on the "
+                f"store)")
+        except Exception:  # pragma: no cover - add_note cannot fail on real exceptions
+            pass
+        self.errors.append(error)
+
+    def take_errors(self) -> list[BaseException]:
+        errors = self.errors[:]
+        del self.errors[:len(errors)]
+        return errors
+
+    def close(self, *, reason: str = "close") -> None:
+        """Destroys an owned store (unsubscribes from a borrowed one). Idempotent."""
+        with self.lock:
+            if self.closed:
+                return
+            self.closed = True
+        with _live_lock:
+            _live_cores.discard(self)
+        if self.in_own_callback():
+            # Destroying a store from inside its own callback (explicit close() in a
+            # subscriber, or a finalizer run by the GC there) would wait for ourselves: do it
+            # on a helper thread once this callback has returned.
+            threading.Thread(target=self._release, name="reducerkit-close",
+                             daemon=True).start()
+        else:
+            self._release()
+        for loop, queue in list(self.streams):
+            try:
+                loop.call_soon_threadsafe(queue.put_nowait, _CLOSED)
+            except RuntimeError:  # the loop is closed already
+                pass
+        if reason != "close" and self.errors:
+            self._report_unraised(reason)
+
+    def _release(self) -> None:
+        handle = self.handle
+        if self.owned:
+            self.lib.rk_store_destroy(handle)
+        else:
+            for token in list(self.subs):
+                self.lib.rk_store_unsubscribe(handle, token)
+        # After destroy/unsubscribe returned, no callback runs again: the thunks may go.
+        self.subs.clear()
+
+    def _report_unraised(self, reason: str) -> None:
+        errors = self.take_errors()
+        try:
+            sys.stderr.write(
+                f"reducerkit: {len(errors)} exception(s) raised in subscribers of {self.name} "
+                f"were never re-raised (the store was closed by its {reason}):\n")
+            for error in errors:
+                traceback.print_exception(error, file=sys.stderr)
+        except Exception:  # pragma: no cover - stderr gone at exit
+            pass
+
+
+def _close_all_at_exit() -> None:
+    """Closes every live store before the interpreter and ctypes are torn down, so no
+    Swift thread calls into a finalizing interpreter (effects in flight, subscribers)."""
+    with _live_lock:
+        cores = list(_live_cores)
+    for core in cores:
+        try:
+            core.close(reason="exit hook")
+        except Exception:  # pragma: no cover - best effort at exit
+            pass
+
+
+atexit.register(_close_all_at_exit)
+
+
+def _raise_errors(errors: list[BaseException]) -> None:
+    if len(errors) == 1:
+        raise errors[0]
+    raise BaseExceptionGroup(f"{len(errors)} exceptions raised in reducerkit subscribers",
+                             errors)
+
+
+_str_actions: dict[str, bytes] = {}
+
+
+def _encode_action(action: Any) -> bytes:
+    if type(action) is str:
+        data = _str_actions.get(action)
+        if data is None:
+            data = _json.dumps(action)
+            if len(_str_actions) < _MAX_CACHED_ACTIONS:
+                _str_actions[action] = data
+        return data
+    if isinstance(action, (bytes, bytearray, memoryview)):
+        return bytes(action)  # already JSON text
+    try:
+        return _json.dumps(action)
+    except _json.EncodeError as e:
+        raise JSONError(f"action {action!r} cannot be encoded as JSON: {e}",
+                        Status.JSON) from e
+
+
+class Store:
+    """A store of a feature implemented in Swift.
+
+    ::
+
+        with reducerkit.Store("counter", clock="test") as store:
+            store.send("toggleTimer")
+            store.advance(seconds=3)
+            assert store.state["count"] == 3
+
+    Args:
+        feature: a feature name from :func:`features`, e.g. ``"counter"``.
+        initial_state: an object merged over the feature's default state (``None``: the
+            default state).
+        clock: ``"live"`` (real time) or ``"test"`` (time moves only by :meth:`advance`).
+        record_actions: record every reduced action for :meth:`take_actions` (what
+            :class:`reducerkit.testing.TestStore` uses).
+        library: a :class:`Library` or a path to the library file (default: see
+            :func:`load_library`).
+
+    Raises:
+        UnknownFeatureError, StateError, JSONError, InvalidArgumentError.
+
+    Calls may come from any thread. The store is destroyed by :meth:`close`, by leaving a
+    ``with`` block, when it is garbage-collected, or at interpreter exit.
+    """
+
+    feature: str | None
+    clock: str | None
+    record_actions: bool
+    _handle: c_void_p | None
+
+    def __init__(self, feature: str, initial_state: dict[str, Any] | None = None,
+                 clock: Clock = "live", record_actions: bool = False, *,
+                 library: Library | str | os.PathLike[str] | None = None) -> None:
+        lib = _resolve_library(library)
+        options: dict[str, Any] = {"clock": clock}
+        if initial_state is not None:
+            options["initial_state"] = initial_state
+        if record_actions:
+            options["record_actions"] = True
+        try:
+            options_json = _json.dumps(options)
+        except _json.EncodeError as e:
+            raise JSONError(f"initial_state cannot be encoded as JSON: {e}", Status.JSON) from e
+        if not isinstance(feature, str):
+            raise InvalidArgumentError(f"feature must be a str, not {type(feature).__name__}",
+                                       Status.INVALID_ARGUMENT)
+        out = c_void_p()
+        status = lib.rk_store_create(feature.encode("utf-8"), options_json, byref(out))
+        if status:
+            raise lib.error(status)
+        self._setup(lib, out, owned=True, feature=feature, clock=clock,
+                    record_actions=record_actions)
+
+    @classmethod
+    def from_handle(cls, handle: int | c_void_p, *,
+                    library: Library | str | os.PathLike[str] | None = None) -> Store:
+        """Wraps a store created by C (an ``rk_store *``), borrowed: Python never destroys
+        it. :meth:`close` (and the finalizer) only remove the subscriptions made from
+        Python; the store stays alive and owned by C.
+
+        Args:
+            handle: the ``rk_store *`` as an integer address or a ``c_void_p``.
+        """
+        if isinstance(handle, c_void_p):
+            address = handle.value
+        else:
+            address = int(handle)
+        if not address:
+            raise InvalidArgumentError("from_handle(): NULL store handle",
+                                       Status.INVALID_ARGUMENT)
+        self = cls.__new__(cls)
+        self._setup(_resolve_library(library), c_void_p(address), owned=False, feature=None,
+                    clock=None, record_actions=False)
+        return self
+
+    def _setup(self, lib: Library, handle: c_void_p, *, owned: bool, feature: str | None,
+               clock: str | None, record_actions: bool) -> None:
+        self.feature = feature
+        self.clock = clock
+        self.record_actions = record_actions
+        self._lib = lib
+        self._owned = owned
+        name = (f"Store({feature!r}) at {handle.value:#x}" if owned
+                else f"borrowed store at {handle.value:#x}")
+        self._core = core = _Core(lib, handle, owned, name)
+        self._handle = handle
+        self._errors = core.errors  # the same list: a cheap check on the hot path
+        self._cache: tuple[int, Any] = (-1, None)
+        self._send = lib.rk_store_send
+        self._version_fn = lib.rk_store_version
+        self._version_out = c_uint64()
+        with _live_lock:
+            _live_cores.add(core)
+        self._finalizer = weakref.finalize(self, core.close, reason="finalizer")
+        self._finalizer.atexit = False  # _close_all_at_exit closes live stores at exit
+
+    # ---- basics ----------------------------------------------------------------------
+
+    def __repr__(self) -> str:
+        state = "closed" if self._handle is None else f"version {self._version_or('?')}"
+        kind = f"{self.feature!r}" if self._owned else "borrowed"
+        return f"<reducerkit.Store {kind} {state}>"
+
+    def _version_or(self, default: str) -> str:
+        try:
+            return str(self.version)
+        except BaseException:
+            return default
+
+    def __enter__(self) -> Store:
+        self._live_handle()
+        return self
+
+    def __exit__(self, exc_type: Any, exc: BaseException | None, tb: Any) -> None:
+        if exc is None:
+            self.close()
+            return
+        # An exception is already propagating: do not replace it with a subscriber's.
+        self._handle = None
+        self._finalizer.detach()
+        self._core.close()
+        errors = self._core.take_errors()
+        for error in errors:
+            exc.add_note(f"also raised in a subscriber before the store closed: {error!r}")
+
+    def close(self) -> None:
+        """Destroys the store (cancels its effects, removes its subscriptions); for a
+        borrowed store (:meth:`from_handle`) only removes the Python subscriptions.
+        Idempotent. Raises any exception a subscriber raised that was not re-raised yet."""
+        self._handle = None
+        self._finalizer.detach()
+        self._core.close()
+        if self._errors:
+            _raise_errors(self._core.take_errors())
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` was called (or the store was otherwise closed)."""
+        return self._handle is None or self._core.closed
+
+    @property
+    def handle(self) -> int:
+        """The ``rk_store *`` address, e.g. to pass the store to C code."""
+        return self._live_handle().value or 0
+
+    @property
+    def library(self) -> Library:
+        """The library this store lives in."""
+        return self._lib
+
+    def _raise_pending(self) -> None:
+        errors = self._core.take_errors()
+        if errors:
+            _raise_errors(errors)
+
+    def _live_handle(self) -> c_void_p:
+        if self._errors:
+            self._raise_pending()
+        handle = self._handle
+        if handle is None or self._core.closed:
+            self._handle = None
+            raise StoreClosedError(f"{self._core.name} is closed", Status.INVALID_HANDLE)
+        return handle
+
+    def _fail(self, status: int, context: str = "") -> None:
+        error = self._lib.error(status, context)
+        if self._errors:
+            # A subscriber's exception comes first; the call's own error rides along.
+            errors = self._core.take_errors()
+            for e in errors:
+                e.add_note(f"the call itself also failed: {error!r}")
+            _raise_errors(errors)
+        raise error
+
+    # ---- actions and state -------------------------------------------------------------
+
+    def send(self, action: Any) -> None:
+        """Sends an action; it is reduced before this returns.
+
+        Args:
+            action: ``"increment"``, ``{"setCount": 5}``, ... (or JSON text as bytes).
+
+        Raises:
+            ActionError: not an action of the feature (the message says what is expected).
+            JSONError, StoreClosedError; or an exception a subscriber raised.
+        """
+        if self._errors:
+            self._raise_pending()
+        handle = self._handle
+        if handle is None:
+            self._live_handle()
+        if type(action) is str:
+            data = _str_actions.get(action)
+            if data is None:
+                data = _encode_action(action)
+        else:
+            data = _encode_action(action)
+        status = self._send(handle, data)
+        if status:
+            self._fail(status)
+        if self._errors:
+            self._raise_pending()
+
+    @property
+    def version(self) -> int:
+        """The number of actions the store has reduced."""
+        handle = self._live_handle()
+        out = self._version_out
+        status = self._version_fn(handle, out)
+        if status:
+            self._fail(status)
+        return out.value
+
+    @property
+    def state(self) -> dict[str, Any]:
+        """The current state, decoded from JSON. It is re-read only when :attr:`version`
+        changed, so the same dict is returned while nothing happens: treat it as read-only
+        (``copy.deepcopy`` it before mutating)."""
+        if self._errors:
+            self._raise_pending()
+        handle = self._handle
+        if handle is None:
+            handle = self._live_handle()
+        # ctypes passes an instance by reference itself, faster than byref(). The version
+        # buffer is shared by the threads reading this store: any value read from it is a
+        # version the store had, and a stale label only causes one more read.
+        out = self._version_out
+        status = self._version_fn(handle, out)
+        if status:
+            self._fail(status)
+        version = out.value
+        cache = self._cache
+        if cache[0] == version:
+            return cache[1]  # type: ignore[no-any-return]
+        lib = self._lib
+        ptr = c_void_p()  # owned string: per call, never shared between threads
+        length = c_size_t()
+        status = lib.rk_store_state(handle, ptr, length)
+        if status:
+            self._fail(status)
+        # The version was read first: if the state is newer, the next read re-reads.
+        state = _json.loads(lib.take_string(ptr, length))
+        self._cache = (version, state)
+        return state  # type: ignore[no-any-return]
+
+    def state_json(self) -> bytes:
+        """The current state as the library's JSON text (not cached)."""
+        handle = self._live_handle()
+        try:
+            return self._lib.call_out_string(self._lib.rk_store_state, handle)
+        except ReducerKitError:
+            self._reraise_pending_first()
+            raise
+
+    def _reraise_pending_first(self) -> None:
+        if self._errors:
+            self._raise_pending()
+
+    @property
+    def effect_count(self) -> int:
+        """How many effects have not finished (sleeping ones included)."""
+        handle = self._live_handle()
+        out = c_uint64()
+        status = self._lib.rk_store_effect_count(handle, out)
+        if status:
+            self._fail(status)
+        return out.value
+
+    def take_actions(self) -> list[dict[str, Any]]:
+        """The actions reduced since the last call, oldest first, and clears the log:
+        ``[{"action": ..., "origin": "host"|"effect", "version": n, "state": {...}}]``.
+        Needs ``record_actions=True`` (else :class:`MisuseError`)."""
+        handle = self._live_handle()
+        try:
+            data = self._lib.call_out_string(self._lib.rk_store_take_actions, handle)
+        except ReducerKitError:
+            self._reraise_pending_first()
+            raise
+        records: list[dict[str, Any]] = _json.loads(data)
+        if self._errors:
+            self._raise_pending()
+        return records
+
+    # ---- subscriptions -----------------------------------------------------------------
+
+    def subscribe(self, callback: Callable[..., object], *, with_version: bool = False) -> int:
+        """Calls ``callback(state)`` (``callback(state, version)`` with ``with_version``)
+        after every action the store reduces, from now on. It runs on the thread that
+        reduced the action: the caller of :meth:`send`, or one of Swift's threads for
+        actions sent by effects. An exception it raises is re-raised by the next call on
+        this store. Returns a token for :meth:`unsubscribe`."""
+        handle = self._live_handle()
+        core = self._core
+        loads = _json.loads
+        string_at = ctypes.string_at
+
+        def trampoline(_userdata: Any, ptr: int, length: int, version: int) -> None:
+            stack = getattr(_tls, "stack", None)
+            if stack is None:
+                stack = _callback_stack()
+            stack.append(core)
+            try:
+                state = loads(string_at(ptr, length))
+                if with_version:
+                    callback(state, version)
+                else:
+                    callback(state)
+            except BaseException as e:  # never let it reach ctypes: store, re-raise later
+                core.record_error(e, callback)
+            finally:
+                stack.pop()
+
+        thunk = STATE_CALLBACK(trampoline)
+        token = c_uint64()
+        status = self._lib.rk_store_subscribe(handle, thunk, None, byref(token))
+        if status:
+            self._fail(status)
+        core.subs[token.value] = thunk
+        return token.value
+
+    def unsubscribe(self, token: int) -> None:
+        """Removes a subscription; after this returns its callback is not called again
+        (from inside that callback itself, it returns at once)."""
+        handle = self._live_handle()
+        core = self._core
+        status = self._lib.rk_store_unsubscribe(handle, token)
+        thunk = core.subs.pop(token, None)
+        if thunk is not None and core.in_own_callback():
+            _graveyard.append(thunk)  # it may be the callback that is running right now
+        if status:
+            self._fail(status, f"unsubscribe({token})")
+
+    # ---- time and effects --------------------------------------------------------------
+
+    def wait_idle(self, timeout: float | None = 1.0) -> None:
+        """Blocks until every effect has finished or sleeps on the test clock.
+
+        Args:
+            timeout: seconds; ``None`` waits without limit.
+
+        Raises:
+            TimeoutError: effects still running after ``timeout``.
+            MisuseError: called from inside one of this store's subscribers.
+        """
+        handle = self._live_handle()
+        if timeout is None:
+            ms = -1
+        else:
+            if timeout < 0 or math.isnan(timeout):
+                raise InvalidArgumentError(f"timeout must be >= 0 or None, not {timeout!r}",
+                                           Status.INVALID_ARGUMENT)
+            ms = math.ceil(timeout * 1000)
+        status = self._lib.rk_store_wait_idle(handle, ms)
+        if status:
+            self._fail(status, f"wait_idle(timeout={timeout})")
+        if self._errors:
+            self._raise_pending()
+
+    def advance(self, seconds: float | None = None, *, milliseconds: int | None = None) -> None:
+        """Moves the test clock forward; due sleepers run, and this returns when every
+        effect they woke has finished or sleeps again (so the state is deterministic).
+
+        ``store.advance(seconds=0.3)`` or ``store.advance(milliseconds=300)``.
+
+        Raises:
+            MisuseError: the store uses the live clock (or called from a subscriber).
+        """
+        if (seconds is None) == (milliseconds is None):
+            raise TypeError("advance() takes exactly one of seconds= or milliseconds=")
+        if milliseconds is None:
+            assert seconds is not None
+            if seconds < 0 or math.isnan(seconds):
+                raise InvalidArgumentError(f"cannot advance by {seconds!r} s",
+                                           Status.INVALID_ARGUMENT)
+            milliseconds = round(seconds * 1000)
+        handle = self._live_handle()
+        status = self._lib.rk_store_advance_clock(handle, int(milliseconds))
+        if status:
+            self._fail(status, f"advance({milliseconds} ms)")
+        if self._errors:
+            self._raise_pending()
+
+    # ---- asyncio -----------------------------------------------------------------------
+
+    async def wait_idle_async(self, timeout: float | None = 1.0) -> None:
+        """:meth:`wait_idle` in the loop's default executor, so the event loop keeps
+        running while effects settle."""
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(None, self.wait_idle, timeout)
+
+    async def states(self, *, initial: bool = True) -> AsyncGenerator[dict[str, Any], None]:
+        """The states after each reduced action, as an async iterator (the current state
+        first unless ``initial=False``). Ends when the store closes::
+
+            async for state in store.states():
+                print(state["count"])
+        """
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue[Any] = asyncio.Queue()
+        core = self._core
+
+        def on_state(state: Any, version: int) -> None:
+            try:
+                loop.call_soon_threadsafe(queue.put_nowait, (version, state))
+            except RuntimeError:  # the loop was closed
+                pass
+
+        token = self.subscribe(on_state, with_version=True)
+        stream = (loop, queue)
+        core.streams.add(stream)
+        try:
+            seen = -1
+            if initial:
+                seen = self.version
+                yield self.state
+            while True:
+                item = await queue.get()
+                if item is _CLOSED:
+                    return
+                if self._errors:
+                    self._raise_pending()
+                version, state = item
+                if version <= seen:
+                    continue  # already yielded as the initial state
+                yield state
+        finally:
+            core.streams.discard(stream)
+            if not core.closed and self._handle is not None:
+                try:
+                    self.unsubscribe(token)
+                except StoreClosedError:
+                    pass

@@ -1,0 +1,127 @@
+"""python -m reducerkit, run as a user would (a subprocess)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+Run = Callable[..., "subprocess.CompletedProcess[str]"]
+
+
+@pytest.fixture
+def cli(run_python: Run) -> Run:
+    return lambda *args, **kw: run_python("-m", "reducerkit", *args, **kw)
+
+
+def test_features(cli: Run) -> None:
+    done = cli("features")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    for name in ("counter", "todos", "search"):
+        assert f"\n{name}" in "\n" + out
+    assert "increment" in out and "setCount" in out and "addTodo" in out
+    assert "queryChanged" in out
+
+
+def test_features_json(cli: Run) -> None:
+    done = cli("features", "--json")
+    assert done.returncode == 0
+    assert {f["name"] for f in json.loads(done.stdout)} >= {"counter", "todos", "search"}
+
+
+def test_version(cli: Run) -> None:
+    done = cli("version")
+    assert done.returncode == 0 and "ABI 1" in done.stdout
+
+
+def test_run_prints_each_state(cli: Run, tmp_path: Path) -> None:
+    log = tmp_path / "actions.jsonl"
+    log.write_text('"increment"\n\n{"setCount": 5}\n"decrement"\n')
+    done = cli("run", "counter", str(log))
+    assert done.returncode == 0, done.stderr
+    counts = [json.loads(line)["count"] for line in done.stdout.splitlines()]
+    assert counts == [1, 5, 4]
+    assert done.stderr == ""
+
+
+def test_run_diff(cli: Run, tmp_path: Path) -> None:
+    log = tmp_path / "todos.jsonl"
+    log.write_text('{"addTodo": {"title": "Milk"}}\n{"setFilter": "all"}\n')
+    done = cli("run", "todos", str(log), "--diff")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert '# 1: {"addTodo":{"title":"Milk"}}' in out
+    assert '+      "title": "Milk"' in out
+    assert "# 2" in out and "(no change)" in out
+
+
+def test_run_with_test_clock_and_stdin(cli: Run) -> None:
+    done = cli("run", "counter", "-", "--clock", "test", input='"toggleTimer"\n')
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["isTimerOn"] is True
+
+
+def test_run_waits_for_live_effects(cli: Run, tmp_path: Path) -> None:
+    log = tmp_path / "fact.jsonl"
+    log.write_text('{"setCount": 2}\n"factButtonTapped"\n')
+    done = cli("run", "counter", str(log))
+    assert done.returncode == 0, done.stderr
+    last = json.loads(done.stdout.splitlines()[-1])
+    assert last["fact"] == "2 is the only even prime."
+
+
+def test_unknown_action_names_the_line(cli: Run, tmp_path: Path) -> None:
+    log = tmp_path / "ACTIONS.jsonl"
+    log.write_text('"increment"\n"increment"\n"incremnt"\n"increment"\n')
+    done = cli("run", "counter", str(log))
+    assert done.returncode == 1
+    assert done.stderr.startswith(f"{log}:3: unknown action")
+    assert "expected one of" in done.stderr
+    assert len(done.stdout.splitlines()) == 2  # the states before the error
+
+
+def test_bad_json_names_the_line(cli: Run, tmp_path: Path) -> None:
+    log = tmp_path / "bad.jsonl"
+    log.write_text('"increment"\n{"setCount": \n')
+    done = cli("run", "counter", str(log))
+    assert done.returncode == 1
+    assert done.stderr.startswith(f"{log}:2: invalid JSON")
+
+
+def test_unknown_feature_and_missing_file(cli: Run, tmp_path: Path) -> None:
+    log = tmp_path / "a.jsonl"
+    log.write_text('"increment"\n')
+    done = cli("run", "countr", str(log))
+    assert done.returncode == 1 and "unknown feature" in done.stderr
+    done = cli("run", "counter", str(tmp_path / "missing.jsonl"))
+    assert done.returncode == 1 and "missing.jsonl: cannot read" in done.stderr
+
+
+def test_missing_library(cli: Run, child_env: dict[str, str], tmp_path: Path) -> None:
+    from reducerkit import _native
+    if (_native.PACKAGE_DIR / _native.library_file_name()).exists():
+        pytest.skip("the installed package ships a library: the search finds it")
+    env = dict(child_env, REDUCERKIT_LIB=str(tmp_path / "nope.so"))
+    done = cli("features", env=env)
+    assert done.returncode == 1 and "tried, in order" in done.stderr
+    assert "nope.so" in done.stderr
+
+
+def test_progress_bar(cli: Run, tmp_path: Path) -> None:
+    log = tmp_path / "long.jsonl"
+    log.write_text('"increment"\n' * 1500)
+    done = cli("run", "counter", str(log), "--progress")
+    assert done.returncode == 0, done.stderr
+    assert "100.0% 1500/1500 lines" in done.stderr
+    assert len(done.stdout.splitlines()) == 1500
+    quiet = cli("run", "counter", str(log))  # stderr is not a terminal here
+    assert quiet.stderr == ""
+
+
+def test_usage_error(cli: Run) -> None:
+    done = cli("run")
+    assert done.returncode == 2 and "usage" in done.stderr

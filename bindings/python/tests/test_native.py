@@ -1,0 +1,217 @@
+"""The raw layer: discovery order, the ABI check, the function table against the header."""
+
+from __future__ import annotations
+
+import ctypes
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import HEADER
+
+import reducerkit
+from reducerkit import _native
+from reducerkit.errors import (
+    ABIVersionError,
+    ActionError,
+    InternalError,
+    InvalidArgumentError,
+    JSONError,
+    LibraryNotFoundError,
+    MisuseError,
+    ReducerKitError,
+    StateError,
+    Status,
+    StoreClosedError,
+    TimeoutError,
+    UnknownFeatureError,
+    error_for_status,
+)
+
+
+def _compile(tmp_path: Path, name: str, source: str) -> Path:
+    cc = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+    if cc is None:
+        pytest.skip("no C compiler to build a fake library")
+    c_file = tmp_path / f"{name}.c"
+    c_file.write_text(source)
+    out = tmp_path / f"{name}.so"
+    subprocess.run([cc, "-shared", "-fPIC", "-o", str(out), str(c_file)], check=True)
+    return out
+
+
+# ---- the table mirrors the header -----------------------------------------------------
+
+def _header_functions() -> dict[str, int]:
+    if not HEADER.exists():
+        pytest.skip(f"{HEADER} not found (not a checkout)")
+    text = HEADER.read_text()
+    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+    found: dict[str, int] = {}
+    for m in re.finditer(r"RK_API\s+[^;(]*?\b(rk_\w+)\s*\(([^)]*)\)\s*;", text, flags=re.S):
+        params = m.group(2).strip()
+        found[m.group(1)] = 0 if params in ("", "void") else params.count(",") + 1
+    return found
+
+
+def test_table_declares_every_function_of_the_header() -> None:
+    header = _header_functions()
+    assert set(_native.FUNCTIONS) == set(header)
+    for name, arity in header.items():
+        argtypes, _ = _native.FUNCTIONS[name]
+        assert len(argtypes) == arity, name
+
+
+def test_status_codes_match_the_header() -> None:
+    if not HEADER.exists():
+        pytest.skip("no header")
+    text = HEADER.read_text()
+    codes = {m.group(1): int(m.group(2))
+             for m in re.finditer(r"\b(RK_OK|RK_ERR_\w+)\s*=\s*(\d+)", text)}
+    assert codes == {("RK_OK" if s is Status.OK else f"RK_ERR_{s.name}"): s.value
+                     for s in Status}
+
+
+def test_owned_strings_are_void_pointers() -> None:
+    for name in ("rk_features", "rk_store_state", "rk_store_take_actions"):
+        argtypes, _ = _native.FUNCTIONS[name]
+        assert ctypes.POINTER(ctypes.c_void_p) in argtypes, name
+
+
+@pytest.mark.parametrize("status, cls", [
+    (Status.INVALID_ARGUMENT, InvalidArgumentError), (Status.JSON, JSONError),
+    (Status.ACTION, ActionError), (Status.STATE, StateError),
+    (Status.UNKNOWN_FEATURE, UnknownFeatureError), (Status.INVALID_HANDLE, StoreClosedError),
+    (Status.TIMEOUT, TimeoutError), (Status.INTERNAL, InternalError),
+    (Status.MISUSE, MisuseError),
+])
+def test_status_maps_to_exception(status: Status, cls: type[ReducerKitError]) -> None:
+    e = error_for_status(status, "what went wrong", "RK_ERR_X: text")
+    assert type(e) is cls and isinstance(e, ReducerKitError)
+    assert e.status is status and e.message == "what went wrong" and str(e) == "what went wrong"
+    assert e.status_string == "RK_ERR_X: text"
+
+
+def test_unknown_status_and_empty_message() -> None:
+    e = error_for_status(42, "", "unknown status")
+    assert type(e) is ReducerKitError and e.status == 42 and e.message == "unknown status"
+
+
+def test_timeout_error_is_also_the_builtin() -> None:
+    assert issubclass(reducerkit.TimeoutError, TimeoutError)
+    import builtins
+    assert issubclass(reducerkit.TimeoutError, builtins.TimeoutError)
+
+
+# ---- loading --------------------------------------------------------------------------
+
+def test_loaded_library(lib: _native.Library) -> None:
+    assert lib.abi_version == _native.ABI_VERSION == 1
+    assert re.fullmatch(r"\d+\.\d+\.\d+.*", lib.version)
+    assert lib.cdll.rk_abi_version() == 1
+    assert "RK_ERR_ACTION" in lib.status_string(Status.ACTION)
+    assert lib.status_string(1234) == "unknown status"
+    assert "0x" not in repr(lib) and lib.path in repr(lib)
+
+
+def test_error_lists_every_place_tried(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("REDUCERKIT_LIB", str(tmp_path / "from-env.so"))
+    monkeypatch.setattr(_native, "PACKAGE_DIR", tmp_path / "package")
+    with pytest.raises(LibraryNotFoundError) as info:
+        _native.load(tmp_path / "explicit.so")
+    message = str(info.value)
+    explicit = message.index("explicit.so")
+    env = message.index("from-env.so")
+    package = message.index(str(tmp_path / "package" / "libreducerkit.so"))
+    assert explicit < env < package
+    assert [where.split(":")[0] for where, _ in info.value.tried] == [
+        "explicit path", "$REDUCERKIT_LIB", "package data"]
+    assert isinstance(info.value, OSError)
+
+
+def test_explicit_path_wins_over_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                     lib: _native.Library) -> None:
+    monkeypatch.setenv("REDUCERKIT_LIB", str(tmp_path / "missing.so"))
+    assert _native.load(lib.path) is lib
+
+
+def test_env_var_is_used(monkeypatch: pytest.MonkeyPatch, lib: _native.Library) -> None:
+    monkeypatch.setenv("REDUCERKIT_LIB", lib.path)
+    assert _native.load() is lib
+
+
+def test_loader_does_not_touch_environ(lib: _native.Library) -> None:
+    import os
+    before = dict(os.environ)
+    _native.load(lib.path)
+    reducerkit.load_library(lib.path)
+    assert dict(os.environ) == before
+
+
+def test_a_file_that_is_not_a_library(tmp_path: Path) -> None:
+    bogus = tmp_path / "libreducerkit.so"
+    bogus.write_text("not an ELF file")
+    with pytest.raises(LibraryNotFoundError, match="cannot be loaded"):
+        _native.load(bogus)
+
+
+def test_refuses_another_abi_version(tmp_path: Path) -> None:
+    so = _compile(tmp_path, "abi2", "int rk_abi_version(void) { return 2; }\n")
+    with pytest.raises(ABIVersionError) as info:
+        _native.load(so)
+    assert "ABI version 2" in str(info.value) and "only ABI version 1" in str(info.value)
+
+
+def test_refuses_a_library_without_abi_version(tmp_path: Path) -> None:
+    so = _compile(tmp_path, "other", "int something_else(void) { return 1; }\n")
+    with pytest.raises(ABIVersionError, match="does not export rk_abi_version"):
+        _native.load(so)
+
+
+def test_refuses_a_library_missing_functions(tmp_path: Path) -> None:
+    so = _compile(tmp_path, "partial", "int rk_abi_version(void) { return 1; }\n")
+    with pytest.raises(ABIVersionError, match="lacks functions of reducerkit.h: rk_version"):
+        _native.load(so)
+
+
+def test_package_data_is_found(tmp_path: Path, lib: _native.Library,
+                               child_env: dict[str, str]) -> None:
+    """A copy of the library inside the installed package is found without $REDUCERKIT_LIB."""
+    package = Path(reducerkit.__file__).resolve().parent
+    target = tmp_path / "site" / "reducerkit"
+    shutil.copytree(package, target, ignore=shutil.ignore_patterns("__pycache__", "*.so"))
+    shutil.copy(lib.path, target / _native.library_file_name())
+    env = dict(child_env)
+    env.pop("REDUCERKIT_LIB")
+    env["PYTHONPATH"] = str(tmp_path / "site")
+    code = ("import reducerkit\n"
+            "with reducerkit.Store('counter') as s:\n"
+            "    s.send('increment'); print(s.state['count'], s.library.path)\n")
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    count, path = done.stdout.split()
+    assert count == "1" and path == str(target / _native.library_file_name())
+
+
+def test_raw_calls(lib: _native.Library) -> None:
+    """The raw layer alone: create, send, read, destroy."""
+    handle = ctypes.c_void_p()
+    assert lib.rk_store_create(b"counter", None, ctypes.byref(handle)) == 0
+    try:
+        assert lib.rk_store_send(handle, b'"increment"') == 0
+        assert lib.rk_store_send_n(handle, b'{"setCount": 7}xxx', 15) == 0
+        state = lib.call_out_string(lib.rk_store_state, handle)
+        assert reducerkit._json.loads(state)["count"] == 7
+        assert lib.rk_store_send(handle, b'"nope"') == Status.ACTION
+        assert "expected one of" in lib.last_error()
+    finally:
+        lib.rk_store_destroy(handle)
+    assert lib.rk_store_send(handle, b'"increment"') == Status.INVALID_HANDLE
+    lib.rk_store_destroy(handle)  # a destroyed handle is ignored
+    lib.rk_store_destroy(None)    # NULL is a no-op
+    features = reducerkit._json.loads(lib.features_json())
+    assert {f["name"] for f in features} >= {"counter", "todos", "search"}
