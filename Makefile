@@ -17,7 +17,7 @@ CTESTS     := $(patsubst Tests/c/%.c,$(BUILD)/c/%,$(wildcard Tests/c/test_*.c))
 VALGRIND   := valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
               --show-leak-kinds=definite --suppressions=Tests/c/valgrind.supp -q
 
-.PHONY: all lib deps demo test test-swift test-c test-valgrind test-custom test-python test-embed bench clean
+.PHONY: all lib deps demo test test-swift test-c test-valgrind test-custom test-user-package test-python test-embed bench clean
 
 all: lib
 
@@ -50,7 +50,7 @@ $(BUILD)/examples/counter_c: examples/c/counter.c include/reducerkit.h $(LIB)
 	@mkdir -p $(BUILD)/examples
 	$(CC) $(CFLAGS_C) -o $@ $< -L$(BUILD) -lreducerkit -Wl,-rpath,'$$ORIGIN/..'
 
-test: deps lib test-swift test-c test-valgrind test-custom test-python test-embed
+test: deps lib test-swift test-user-package test-c test-valgrind test-custom test-python test-embed
 	@echo "make test: all suites passed"
 
 test-swift:
@@ -64,6 +64,10 @@ test-c: $(CTESTS)
 
 test-valgrind: $(CTESTS)
 	@set -e; for t in $(CTESTS); do echo "== valgrind $$t"; REDUCERKIT_SCENARIOS=Tests/scenarios RK_UNDER_VALGRIND=1 $(VALGRIND) $$t; done
+
+# A user's package that depends on ReducerKitTesting alone: wrong expectations must fail it.
+test-user-package:
+	bash scripts/test-user-package.sh
 
 test-custom: lib
 	bash examples/custom-feature/test.sh

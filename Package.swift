@@ -42,6 +42,10 @@ let package = Package(
         "ReducerKit",
         .product(name: "CustomDump", package: "swift-custom-dump"),
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
+        // Links the bridge IssueReporting finds at run time to fail the running Swift Testing
+        // or XCTest test. Without it a user's test target that depends on ReducerKitTesting
+        // alone would see failures printed and the test pass.
+        .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
       ]
     ),
     .target(name: "ReducerKitWire"),
@@ -63,7 +67,6 @@ let package = Package(
       name: "ReducerKitTests",
       dependencies: [
         "ReducerKit", "ReducerKitTesting",
-        .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
       ]
     ),
     .testTarget(name: "ReducerKitWireTests", dependencies: ["ReducerKitWire"]),
@@ -71,14 +74,12 @@ let package = Package(
       name: "ReducerKitScenarioTests",
       dependencies: [
         "ReducerKitExamples", "ReducerKitWire", "ReducerKitTesting",
-        .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
       ]
     ),
     .testTarget(
       name: "ReducerKitAdapterTests",
       dependencies: [
         "ReducerKit", "ReducerKitTesting",
-        .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
       ]
     ),
   ],

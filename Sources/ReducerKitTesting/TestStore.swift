@@ -1,6 +1,6 @@
 import CustomDump
 import IssueReporting
-import ReducerKit
+@_exported import ReducerKit
 import Synchronization
 
 /// An exhaustive test harness for a reducer, like TCA's `TestStore`.
