@@ -23,17 +23,24 @@ public final class Store<State, Action: Sendable>: @unchecked Sendable {
 
   @usableFromInline let _reduce: (inout State, Action) -> Effect<Action>
   @exclusivity(unchecked) @usableFromInline var _state: State
+  /// Actions sent while reducing, reduced in order before the outer `send` returns.
   @exclusivity(unchecked) @usableFromInline var pending: ContiguousArray<Action> = []
-  @exclusivity(unchecked) @usableFromInline var subscribers: ContiguousArray<_Subscriber<State>> = []
+  /// Effects the reduces produced, started in order once no reduce runs.
+  @exclusivity(unchecked) @usableFromInline var deferred: ContiguousArray<(Effect<Action>, [CancelID])> = []
+  /// Whether a reduce (or the drain of `pending`) is on the owner's stack.
+  @exclusivity(unchecked) @usableFromInline var isReducing = false
   @exclusivity(unchecked) @usableFromInline var isInvalidated = false
   @usableFromInline let lock = _Lock()
   @usableFromInline let owner = Atomic<UInt>(0)
   @usableFromInline let _version = Atomic<UInt64>(0)
   @usableFromInline let observationUsed = Atomic<Bool>(false)
+  @usableFromInline let observers = _Observers<State>()
   @usableFromInline let runtime: EffectRuntime
   @usableFromInline let dependencies: DependencyValues?
+  /// For a store made by ``scope(state:action:)``: the root store it reaches, seen through the
+  /// scope. Nil for a root store.
+  @usableFromInline let _parent: _ScopedParent<State, Action>?
   private let registrar = ObservationRegistrar()
-  private var nextSubscriberID: UInt64 = 0
 
   /// A store for `reducer`, starting from `initialState`.
   ///
@@ -82,6 +89,7 @@ public final class Store<State, Action: Sendable>: @unchecked Sendable {
     self._reduce = reduce
     self._state = initialState
     self.dependencies = values.isDefault ? nil : values
+    self._parent = nil
     let reporter = values.reportEffectError
     self.runtime = EffectRuntime(dependencies: values, reportError: { reporter($0) })
     for clock in [values.continuousClock, values.suspendingClock] {
@@ -89,83 +97,154 @@ public final class Store<State, Action: Sendable>: @unchecked Sendable {
     }
   }
 
+  /// A scoped store: every call goes to `parent`.
+  init(scoped parent: _ScopedParent<State, Action>, runtime: EffectRuntime) {
+    self._reduce = { _, _ in .none }
+    self._state = parent.state()
+    self.dependencies = nil
+    self._parent = parent
+    self.runtime = runtime
+  }
+
   deinit {
-    runtime.invalidate()
+    // A scoped store shares its root's effects: only the root cancels them.
+    if _parent == nil { runtime.invalidate() }
   }
 
   // MARK: Sending
 
   /// Reduces `action` now, on this thread, then starts its effects.
   ///
+  /// Actions the reducer's `.send` effects produce are reduced before this returns; `.run`
+  /// effects start on this thread once they are, and actions they send before their first
+  /// suspension are reduced (with their own `.send` follow-ups) at once, in order. Observers
+  /// then see the final state once.
+  ///
   /// Returns a ``StoreTask`` for the effects this call started; `await task.finish()` waits
   /// for them.
   @inlinable
   @discardableResult
   public func send(_ action: Action) -> StoreTask {
+    if let _parent { return _parent.send(action) }
     let me = _currentThreadID()
     if owner.load(ordering: .relaxed) == me {
-      // Re-entrant: from the reducer's `.send`, an observer, or an effect on this thread.
-      pending.append(action)
+      _sendReentrant(action)
       return StoreTask(tasks: [])
     }
     lock.lock()
     owner.store(me, ordering: .relaxed)
+    let start = _version.load(ordering: .relaxed)
     var tasks: [Task<Void, Never>] = []
     if dependencies == nil && DependencyValues._isAmbientDefault {
-      _process(action, &tasks)
-      if !pending.isEmpty { _drainPending(&tasks) }
+      _run(action, &tasks)
     } else {
-      _processWithDependencies(action, &tasks)
+      _runWithDependencies(action, &tasks)
     }
+    let deliver = _queueDelivery(since: start)
     owner.store(0, ordering: .relaxed)
     lock.unlock()
+    if deliver { observers.deliver() }
     if observationUsed.load(ordering: .relaxed) { _notifyObservation() }
     return StoreTask(tasks: tasks)
   }
 
+  /// Reduces `action`, the actions it queues, and starts the effects they return.
   @inlinable
-  func _process(_ action: Action, _ tasks: inout [Task<Void, Never>]) {
+  func _run(_ action: Action, _ tasks: inout [Task<Void, Never>]) {
+    _process(action)
+    if !pending.isEmpty { _drainPending() }
+    if !deferred.isEmpty { _startDeferred(&tasks) }
+  }
+
+  @usableFromInline
+  func _runWithDependencies(_ action: Action, _ tasks: inout [Task<Void, Never>]) {
+    DependencyValues._with(dependencies ?? DependencyValues()) { _run(action, &tasks) }
+  }
+
+  /// A send from the thread that holds the store: from inside a reduce it is queued; from an
+  /// effect that started on this thread (no reduce running) it is reduced now, with the
+  /// actions its `.send` effects queue, before the effect continues (as TCA's `await send`).
+  @usableFromInline
+  func _sendReentrant(_ action: Action) {
+    if isReducing {
+      pending.append(action)
+    } else {
+      _process(action)
+      if !pending.isEmpty { _drainPending() }
+    }
+  }
+
+  @inlinable
+  func _process(_ action: Action) {
     guard !isInvalidated else { return }
+    isReducing = true
     let effect = _reduce(&_state, action)
     _version.store(_version.load(ordering: .relaxed) &+ 1, ordering: .relaxed)
-    if !subscribers.isEmpty { _notifySubscribers() }
+    isReducing = false
     switch effect.operation {
     case .none:
       return
     case let .send(next):
       pending.append(next)
     default:
-      _start(effect, ids: [], &tasks)
+      _collect(effect, ids: [])
     }
   }
 
   @usableFromInline
-  func _drainPending(_ tasks: inout [Task<Void, Never>]) {
+  func _drainPending() {
     var index = 0
     while index < pending.count {
       let next = pending[index]
       index += 1
-      _process(next, &tasks)
+      _process(next)
     }
     pending.removeAll(keepingCapacity: true)
   }
 
+  /// Sorts an effect's parts: synchronous sends queue now (so they are reduced before anything
+  /// sent later); everything else is started, in order, once the queue is empty.
   @usableFromInline
-  func _processWithDependencies(_ action: Action, _ tasks: inout [Task<Void, Never>]) {
-    DependencyValues._with(dependencies ?? DependencyValues()) {
-      _process(action, &tasks)
-      if !pending.isEmpty { _drainPending(&tasks) }
+  func _collect(_ effect: Effect<Action>, ids: [CancelID]) {
+    switch effect.operation {
+    case .none:
+      return
+    case let .send(action):
+      pending.append(action)
+    case let .merge(effects):
+      for effect in effects { _collect(effect, ids: ids) }
+    case let .concatenate(effects) where effect._isSynchronous:
+      for effect in effects { _collect(effect, ids: ids) }
+    case let .cancellable(id, cancelInFlight, inner) where inner._isSynchronous:
+      if cancelInFlight { deferred.append((.init(operation: .cancel(ids: [id])), [])) }
+      _collect(inner, ids: ids + [id])
+    case .run, .concatenate, .cancellable, .cancel:
+      deferred.append((effect, ids))
     }
   }
 
-  /// Starts an effect returned by the reducer (anything but `.none` and a lone `.send`).
+  /// Starts the collected effects in order. An effect that sends before its first suspension
+  /// has that action reduced at once (see `_sendReentrant`); effects those actions return are
+  /// appended and started by this same loop.
+  @usableFromInline
+  func _startDeferred(_ tasks: inout [Task<Void, Never>]) {
+    var index = 0
+    while index < deferred.count {
+      let (effect, ids) = deferred[index]
+      index += 1
+      _start(effect, ids: ids, &tasks)
+    }
+    deferred.removeAll(keepingCapacity: true)
+  }
+
+  /// Starts one collected effect.
   @usableFromInline
   func _start(_ effect: Effect<Action>, ids: [CancelID], _ tasks: inout [Task<Void, Never>]) {
     switch effect.operation {
     case .none:
       return
     case let .send(action):
-      pending.append(action)
+      _sendReentrant(action)
     case let .run(run):
       let send = _makeSend()
       let operation = run.operation
@@ -174,17 +253,12 @@ public final class Store<State, Action: Sendable>: @unchecked Sendable {
       }
     case let .merge(effects):
       for effect in effects { _start(effect, ids: ids, &tasks) }
-    case let .concatenate(effects):
-      if effects.allSatisfy(\._isSynchronous) {
-        for effect in effects { _start(effect, ids: ids, &tasks) }
-      } else {
-        let send = _makeSend()
-        let whole = effect
-        if let task = runtime.spawn(priority: nil, ids: ids, operation: {
-          await EffectRuntime.runNested(whole, send: send)
-        }) {
-          tasks.append(task)
-        }
+    case .concatenate:
+      let send = _makeSend()
+      if let task = runtime.spawn(priority: nil, ids: ids, operation: {
+        await EffectRuntime.runNested(effect, send: send)
+      }) {
+        tasks.append(task)
       }
     case let .cancellable(id, cancelInFlight, inner):
       if cancelInFlight { runtime.cancel([id]) }
@@ -198,10 +272,26 @@ public final class Store<State, Action: Sendable>: @unchecked Sendable {
     Send { [weak self] action in self?.send(action) }
   }
 
+  /// Queues the final state for the observers when this outer send reduced anything.
+  /// Called by the owner, under the lock. Returns whether there is something to deliver.
+  @inlinable
+  func _queueDelivery(since start: UInt64) -> Bool {
+    let version = _version.load(ordering: .relaxed)
+    guard version != start, observers.count.load(ordering: .relaxed) > 0, !isInvalidated else {
+      return false
+    }
+    observers.enqueue(_state, version: version)
+    return true
+  }
+
   // MARK: Reading
 
   /// The current state. Reading it from another thread waits for a running reduce to finish.
   public var state: State {
+    if let _parent {
+      _parent.access()
+      return _parent.state()
+    }
     observationUsed.store(true, ordering: .relaxed)
     registrar.access(self, keyPath: \.state)
     return _withState { $0 }
@@ -212,31 +302,41 @@ public final class Store<State, Action: Sendable>: @unchecked Sendable {
     state[keyPath: keyPath]
   }
 
-  /// How many actions this store has reduced. Increases by one per action.
-  public var version: UInt64 { _version.load(ordering: .relaxed) }
+  /// How many actions this store (for a scoped store: its root) has reduced. Increases by one
+  /// per action.
+  public var version: UInt64 { _parent?.version() ?? _version.load(ordering: .relaxed) }
 
   /// Reads the state under the store's lock (or directly when this thread holds it).
   func _withState<R>(_ body: (State) -> R) -> R {
+    if let _parent { return body(_parent.state()) }
     if owner.load(ordering: .relaxed) == _currentThreadID() { return body(_state) }
     lock.lock()
     defer { lock.unlock() }
     return body(_state)
   }
 
-  /// Runs `body` as the store's owner: re-entrant sends inside it queue and are reduced before
-  /// this returns.
+  /// Runs `body` as the store's owner: sends inside it queue and are reduced (and their
+  /// effects started) before this returns.
   func _exclusive<R>(_ body: () -> R) -> R {
     let me = _currentThreadID()
     if owner.load(ordering: .relaxed) == me { return body() }
     lock.lock()
     owner.store(me, ordering: .relaxed)
+    let start = _version.load(ordering: .relaxed)
+    isReducing = true
     let result = body()
+    isReducing = false
     var tasks: [Task<Void, Never>] = []
-    if !pending.isEmpty {
-      DependencyValues._with(dependencies ?? DependencyValues()) { _drainPending(&tasks) }
+    if !pending.isEmpty || !deferred.isEmpty {
+      DependencyValues._with(dependencies ?? DependencyValues()) {
+        if !pending.isEmpty { _drainPending() }
+        if !deferred.isEmpty { _startDeferred(&tasks) }
+      }
     }
+    let deliver = _queueDelivery(since: start)
     owner.store(0, ordering: .relaxed)
     lock.unlock()
+    if deliver { observers.deliver() }
     return result
   }
 
@@ -261,15 +361,21 @@ public final class Store<State, Action: Sendable>: @unchecked Sendable {
     await runtime.finished(timeout: timeout)
   }
 
-  /// Reads the state without registering an observation access (for hosts that poll).
-  public func withCurrentState<R>(_ body: (State) -> R) -> R { _withState(body) }
+  /// Reads the state and its version, atomically, without registering an observation access
+  /// (for hosts that poll).
+  @_spi(Host) public func withCurrentState<R>(_ body: (State, UInt64) -> R) -> R {
+    if let _parent { return body(_parent.state(), _parent.version()) }
+    return _withState { body($0, _version.load(ordering: .relaxed)) }
+  }
 
-  /// Whether the calling thread is reducing on this store right now (inside a callback).
-  public var isHeldByCurrentThread: Bool { owner.load(ordering: .relaxed) == _currentThreadID() }
+  /// Whether the calling thread is reducing on this store right now.
+  @_spi(Host) public var isHeldByCurrentThread: Bool {
+    owner.load(ordering: .relaxed) == _currentThreadID()
+  }
 
   /// Blocking form of ``idle(timeout:)`` for threads outside Swift concurrency (C hosts).
   /// Negative waits without limit. Do not call it from a Swift concurrency thread.
-  public func waitUntilIdle(timeoutNanoseconds: Int64) -> Bool {
+  @_spi(Host) public func waitUntilIdle(timeoutNanoseconds: Int64) -> Bool {
     runtime.waitUntilIdle(timeoutNanoseconds: timeoutNanoseconds)
   }
 
@@ -279,43 +385,44 @@ public final class Store<State, Action: Sendable>: @unchecked Sendable {
   }
 
   /// Cancels every effect, removes every observer and stops reducing. After this returns no
-  /// observer of this store runs again; later sends are ignored.
+  /// observer of this store runs again (one running on another thread is waited for; called
+  /// from inside an observer, that observer is the last); later sends are ignored.
+  /// On a scoped store, this only removes the observers registered through it.
   public func invalidate() {
+    guard _parent == nil else { return }
     _exclusive {
       isInvalidated = true
-      for subscriber in subscribers { subscriber.isActive = false }
-      subscribers.removeAll()
       pending.removeAll()
+      deferred.removeAll()
     }
+    observers.removeAll()
     runtime.invalidate()
   }
 
   /// Whether ``invalidate()`` was called.
-  public var isValid: Bool { _withState { _ in !isInvalidated } }
+  public var isValid: Bool {
+    if let _parent { return _parent.isValid() }
+    return _withState { _ in !isInvalidated }
+  }
 
   // MARK: Observation
-
-  @inlinable
-  func _notifySubscribers() {
-    let snapshot = subscribers
-    for subscriber in snapshot where subscriber.isActive && !isInvalidated {
-      subscriber.notify(_state)
-    }
-  }
 
   @usableFromInline
   func _notifyObservation() {
     registrar.withMutation(of: self, keyPath: \.state) {}
   }
 
-  /// Calls `onChange` with the selected value now and after every action that changes it.
+  /// Calls `onChange` with the selected value now and after every `send` that changes it.
   ///
   /// ```swift
   /// let subscription = store.subscribe(select: \.count) { print("count:", $0) }
   /// ```
   ///
-  /// `onChange` runs on the thread that reduced the action, while it holds the store; it may
-  /// send actions (they are queued). Not called again once the subscription is cancelled.
+  /// Observers run after the store's lock is released, once per outer `send` with the final
+  /// state (an action whose `.send` effects queue three more gives one call), in order and
+  /// one at a time per store: on the thread that sent, or on a thread already delivering for
+  /// this store. They may send to this or any other store. Not called again once the
+  /// subscription is cancelled.
   ///
   /// - Parameters:
   ///   - select: Picks the observed part of the state.
@@ -328,7 +435,7 @@ public final class Store<State, Action: Sendable>: @unchecked Sendable {
     _ onChange: @escaping (Value) -> Void
   ) -> StoreSubscription {
     let last = _LastValue<Value>()
-    return _addSubscriber { state in
+    return _addSubscriber(deliverCurrent: true) { state, _ in
       let value = select(state)
       if let isDuplicate, let previous = last.value, isDuplicate(previous, value) { return }
       last.value = value
@@ -337,16 +444,18 @@ public final class Store<State, Action: Sendable>: @unchecked Sendable {
   }
 
   /// Calls `onChange` with the selected value now and whenever it changes (or, with
-  /// `removeDuplicates: false`, after every action).
+  /// `removeDuplicates: false`, after every `send`).
   @inlinable
   public func subscribe<Value: Equatable>(
     select: @escaping (State) -> Value,
     removeDuplicates: Bool = true,
     _ onChange: @escaping (Value) -> Void
   ) -> StoreSubscription {
-    guard removeDuplicates else { return _addSubscriber { onChange(select($0)) } }
+    guard removeDuplicates else {
+      return _addSubscriber(deliverCurrent: true) { state, _ in onChange(select(state)) }
+    }
     let last = _LastValue<Value>()
-    return _addSubscriber { state in
+    return _addSubscriber(deliverCurrent: true) { state, _ in
       let value = select(state)
       if last.value == value { return }
       last.value = value
@@ -354,35 +463,135 @@ public final class Store<State, Action: Sendable>: @unchecked Sendable {
     }
   }
 
-  /// Calls `onChange` with the state now and after every action.
+  /// Calls `onChange` with the state now and after every `send`.
   public func subscribe(_ onChange: @escaping (State) -> Void) -> StoreSubscription {
-    _addSubscriber(onChange)
+    _addSubscriber(deliverCurrent: true) { state, _ in onChange(state) }
+  }
+
+  /// Calls `onChange` with the state and its version after every `send` that reduced an
+  /// action (and, with `deliverCurrent`, now). For hosts.
+  @_spi(Host) public func subscribeVersioned(
+    deliverCurrent: Bool, _ onChange: @escaping (State, UInt64) -> Void
+  ) -> StoreSubscription {
+    _addSubscriber(deliverCurrent: deliverCurrent, onChange)
   }
 
   @usableFromInline
-  func _addSubscriber(_ notify: @escaping (State) -> Void) -> StoreSubscription {
-    _exclusive {
-      nextSubscriberID += 1
-      let subscriber = _Subscriber<State>(id: nextSubscriberID, notify: notify)
-      guard !isInvalidated else {
-        subscriber.isActive = false
-        return StoreSubscription {}
-      }
-      subscribers.append(subscriber)
-      subscriber.notify(_state)
-      return StoreSubscription { [weak self] in self?._removeSubscriber(subscriber) }
+  func _addSubscriber(
+    deliverCurrent: Bool, _ notify: @escaping (State, UInt64) -> Void
+  ) -> StoreSubscription {
+    if let _parent { return _parent.subscribe(deliverCurrent, notify) }
+    let subscriber = _Subscriber<State>(notify: notify)
+    let added: Bool = _exclusive {
+      guard !isInvalidated else { return false }
+      observers.add(
+        subscriber, current: deliverCurrent ? (_state, _version.load(ordering: .relaxed)) : nil)
+      return true
     }
-  }
-
-  func _removeSubscriber(_ subscriber: _Subscriber<State>) {
-    _exclusive {
-      subscriber.isActive = false
-      subscribers.removeAll { $0 === subscriber }
-    }
+    guard added else { return StoreSubscription {} }
+    if deliverCurrent { observers.deliver() }
+    return StoreSubscription { [weak self] in self?.observers.remove(subscriber) }
   }
 
   /// How many subscriptions are active.
-  public var subscriberCount: Int { _withState { _ in subscribers.count } }
+  public var subscriberCount: Int {
+    if let _parent { return _parent.subscriberCount() }
+    return observers.activeCount
+  }
+
+  // MARK: Scoping
+
+  /// A store of a part of this store's state and actions: it shares this store's state and
+  /// effects (TCA's `scope`).
+  ///
+  /// ```swift
+  /// let counter = appStore.scope(state: \.counter, action: AppFeature.Action.counter)
+  /// counter.send(.increment)  // appStore's state changes
+  /// ```
+  ///
+  /// A send through the child reaches the root store as `action(childAction)`; the child reads
+  /// `state` from the root each time. The child keeps the root alive, not the stores between:
+  /// releasing an intermediate scoped store breaks neither a deeper one nor its effects.
+  public func scope<ChildState, ChildAction: Sendable>(
+    state toChildState: @escaping (State) -> ChildState,
+    action fromChildAction: @escaping @Sendable (ChildAction) -> Action
+  ) -> Store<ChildState, ChildAction> {
+    let parent = _parent ?? _ScopedParent(root: self)
+    return Store<ChildState, ChildAction>(
+      scoped: parent.scoped(toChildState, fromChildAction), runtime: runtime)
+  }
+
+  /// A store of a part of this store's state and actions (key-path form).
+  public func scope<ChildState, ChildAction: Sendable>(
+    state toChildState: KeyPath<State, ChildState>,
+    action fromChildAction: @escaping @Sendable (ChildAction) -> Action
+  ) -> Store<ChildState, ChildAction> {
+    scope(state: { $0[keyPath: toChildState] }, action: fromChildAction)
+  }
+
+  /// A store of a part of this store's state and actions (case-path form).
+  public func scope<ChildState, ChildAction: Sendable>(
+    state toChildState: KeyPath<State, ChildState>,
+    action toChildAction: AnyCasePath<Action, ChildAction>
+  ) -> Store<ChildState, ChildAction> {
+    scope(state: { $0[keyPath: toChildState] }, action: toChildAction._embed)
+  }
+}
+
+/// What a scoped store reaches: its root store, through the scope's functions. Captures the
+/// root, never the intermediate stores.
+@usableFromInline
+struct _ScopedParent<State, Action: Sendable> {
+  @usableFromInline let send: (Action) -> StoreTask
+  @usableFromInline let state: () -> State
+  @usableFromInline let version: () -> UInt64
+  @usableFromInline let access: () -> Void
+  @usableFromInline let isValid: () -> Bool
+  @usableFromInline let subscriberCount: () -> Int
+  @usableFromInline let subscribe: (Bool, @escaping (State, UInt64) -> Void) -> StoreSubscription
+
+  init(root: Store<State, Action>) {
+    send = { root.send($0) }
+    state = { root.state }
+    version = { root.version }
+    access = { _ = root.state }
+    isValid = { root.isValid }
+    subscriberCount = { root.subscriberCount }
+    subscribe = { root._addSubscriber(deliverCurrent: $0, $1) }
+  }
+
+  init(
+    send: @escaping (Action) -> StoreTask, state: @escaping () -> State,
+    version: @escaping () -> UInt64, access: @escaping () -> Void,
+    isValid: @escaping () -> Bool, subscriberCount: @escaping () -> Int,
+    subscribe: @escaping (Bool, @escaping (State, UInt64) -> Void) -> StoreSubscription
+  ) {
+    self.send = send
+    self.state = state
+    self.version = version
+    self.access = access
+    self.isValid = isValid
+    self.subscriberCount = subscriberCount
+    self.subscribe = subscribe
+  }
+
+  func scoped<ChildState, ChildAction: Sendable>(
+    _ toChild: @escaping (State) -> ChildState,
+    _ fromChild: @escaping @Sendable (ChildAction) -> Action
+  ) -> _ScopedParent<ChildState, ChildAction> {
+    let (send, state, subscribe) = (self.send, self.state, self.subscribe)
+    return _ScopedParent<ChildState, ChildAction>(
+      send: { send(fromChild($0)) },
+      state: { toChild(state()) },
+      version: version,
+      access: access,
+      isValid: isValid,
+      subscriberCount: subscriberCount,
+      subscribe: { deliverCurrent, notify in
+        subscribe(deliverCurrent) { state, version in notify(toChild(state), version) }
+      }
+    )
+  }
 }
 
 extension Store where State: Sendable {
@@ -401,23 +610,12 @@ extension Store where State: Sendable {
 
 extension Store: Observable {}
 
-/// The last value a subscription delivered. Only touched by the thread that holds the store.
+/// The last value a subscription delivered. Only touched by the thread delivering for the
+/// store, one delivery at a time.
 @usableFromInline
 final class _LastValue<Value> {
   @exclusivity(unchecked) @usableFromInline var value: Value?
   @usableFromInline init() {}
-}
-
-/// A state observer registered with ``Store/subscribe(_:)``.
-@usableFromInline
-final class _Subscriber<State> {
-  @usableFromInline let id: UInt64
-  @usableFromInline let notify: (State) -> Void
-  @usableFromInline var isActive = true
-  @usableFromInline init(id: UInt64, notify: @escaping (State) -> Void) {
-    self.id = id
-    self.notify = notify
-  }
 }
 
 /// Keeps a store subscription alive; ``cancel()`` (or deinit) ends it.

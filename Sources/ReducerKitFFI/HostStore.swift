@@ -3,7 +3,7 @@
 #elseif canImport(Darwin)
   @preconcurrency import Darwin
 #endif
-import ReducerKit
+@_spi(Host) import ReducerKit
 import ReducerKitWire
 import Synchronization
 
@@ -196,6 +196,25 @@ where R: SendableMetatype, R.State: Codable & Sendable, R.Action: Codable & Send
     )
   }
 
+  // The core's host API (`@_spi(Host)`) cannot be called from inlinable code: these thin,
+  // cold wrappers call it; the hot work around them (decoding, encoding) stays specialized.
+
+  @usableFromInline func currentState() -> (R.State, UInt64) {
+    store.withCurrentState { ($0, $1) }
+  }
+
+  @usableFromInline func subscribeChanges(
+    _ body: @escaping (R.State, UInt64) -> Void
+  ) -> StoreSubscription {
+    store.subscribeVersioned(deliverCurrent: false, body)
+  }
+
+  @usableFromInline var isHeldByCurrentThread: Bool { store.isHeldByCurrentThread }
+
+  @usableFromInline func waitUntilIdle(timeoutNanoseconds: Int64) -> Bool {
+    store.waitUntilIdle(timeoutNanoseconds: timeoutNanoseconds)
+  }
+
   @inlinable
   func boxed() -> HostStoreBox {
     HostStoreBox(
@@ -232,7 +251,7 @@ where R: SendableMetatype, R.State: Codable & Sendable, R.Action: Codable & Send
 
   @inlinable
   func withStateJSON(_ body: HostStoreBox.BytesBody) throws(FFIError) {
-    let (state, version) = store.withCurrentState { ($0, store.version) }
+    let (state, version) = currentState()
     if let cached = stateCache.withLock({ $0 }), cached.version == version {
       try Self.withBytes(cached.json, body)
       return
@@ -263,19 +282,14 @@ where R: SendableMetatype, R.State: Codable & Sendable, R.Action: Codable & Send
   @inlinable
   func subscribe(_ callback: StateCallback, userdata: UnsafeMutableRawPointer?) -> UInt64 {
     let address = UInt(bitPattern: userdata)
-    var isFirst = true
-    let subscription = store.subscribe { [store] (state: R.State) in
-      if isFirst {  // the core delivers the current state at once; C hosts get changes only
-        isFirst = false
-        return
-      }
+    // C hosts get changes only, not the state at registration.
+    let subscription = subscribeChanges { (state: R.State, version) in
       guard var bytes = try? WireEncoder(explicitNulls: true).encode(state) else {
         _ = "ReducerKit: could not encode the state for a callback\n".withCString { fputs($0, stderr) }
         return
       }
       let count = bytes.count
       bytes.append(0)
-      let version = store.version
       bytes.withUnsafeBufferPointer { buffer in
         guard let base = buffer.baseAddress else { return }
         base.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
@@ -301,7 +315,7 @@ where R: SendableMetatype, R.State: Codable & Sendable, R.Action: Codable & Send
 
   @inlinable
   func waitIdle(timeoutMilliseconds: Int64) throws(FFIError) {
-    guard !store.isHeldByCurrentThread else {
+    guard !isHeldByCurrentThread else {
       throw FFIError(.misuse, "rk_store_wait_idle called from inside a callback of the same store")
     }
     let nanoseconds: Int64
@@ -311,7 +325,7 @@ where R: SendableMetatype, R.State: Codable & Sendable, R.Action: Codable & Send
       let (product, overflow) = timeoutMilliseconds.multipliedReportingOverflow(by: 1_000_000)
       nanoseconds = overflow ? Int64.max : product
     }
-    guard store.waitUntilIdle(timeoutNanoseconds: nanoseconds) else {
+    guard waitUntilIdle(timeoutNanoseconds: nanoseconds) else {
       throw FFIError(
         .timeout,
         "effects still running after \(timeoutMilliseconds) ms (\(store.effectCount) in flight)")
@@ -326,7 +340,7 @@ where R: SendableMetatype, R.State: Codable & Sendable, R.Action: Codable & Send
     guard milliseconds >= 0 else {
       throw FFIError(.invalidArgument, "milliseconds must be >= 0, got \(milliseconds)")
     }
-    guard !store.isHeldByCurrentThread else {
+    guard !isHeldByCurrentThread else {
       throw FFIError(.misuse, "rk_store_advance_clock called from inside a callback of the same store")
     }
     guard clock.advanceBlocking(by: .milliseconds(milliseconds), timeoutNanoseconds: advanceSettleNanoseconds) else {

@@ -156,12 +156,14 @@ final class EffectRuntime: @unchecked Sendable {
 
   /// Runs `children` as tracked tasks and waits for all of them. The calling task's unit is
   /// handed to the children while it waits, and back when the last one finishes.
-  func awaitChildren(_ children: [(ids: [CancelID], operation: @Sendable () async -> Void)]) async {
+  func awaitChildren(
+    _ children: [(ids: [CancelID], priority: TaskPriority?, operation: @Sendable () async -> Void)]
+  ) async {
     guard !children.isEmpty else { return }
     let join = Join(children.count)
     var tasks: [Task<Void, Never>] = []
     for child in children {
-      if let task = spawn(priority: nil, ids: child.ids, join: join, operation: child.operation) {
+      if let task = spawn(priority: child.priority, ids: child.ids, join: join, operation: child.operation) {
         tasks.append(task)
       } else {
         locked { _ in join.remaining -= 1 }
@@ -252,11 +254,6 @@ final class EffectRuntime: @unchecked Sendable {
     condition.wait(timeoutNanoseconds: timeoutNanoseconds) { state.busy == 0 }
   }
 
-  /// Blocks the calling thread until every effect finished, or the timeout.
-  func waitUntilFinished(timeoutNanoseconds: Int64) -> Bool {
-    condition.wait(timeoutNanoseconds: timeoutNanoseconds) { state.entries.isEmpty }
-  }
-
   /// Suspends until ``isIdle``, or `timeout` passes on the continuous clock (nil: no limit).
   func idle(timeout: Duration?) async -> Bool {
     await wait(timeout: timeout, idle: true)
@@ -331,7 +328,13 @@ extension EffectRuntime {
     case let .send(action):
       await send(action)
     case let .run(run):
-      await run.operation(send)
+      guard let priority = run.priority, let runtime = current else {
+        await run.operation(send)
+        return
+      }
+      // A child with its own priority runs in its own task at that priority.
+      await runtime.awaitChildren(
+        [(ids: [], priority: priority, operation: { await run.operation(send) })])
     case let .concatenate(effects):
       for effect in effects { await runNested(effect, send: send) }
     case let .merge(effects):
@@ -344,14 +347,17 @@ extension EffectRuntime {
         return
       }
       await runtime.awaitChildren(
-        effects.map { effect in (ids: [], operation: { await runNested(effect, send: send) }) })
+        effects.map { effect in
+          (ids: [], priority: nil, operation: { await runNested(effect, send: send) })
+        })
     case let .cancellable(id, cancelInFlight, inner):
       guard let runtime = current else {
         await runNested(inner, send: send)
         return
       }
       if cancelInFlight { runtime.cancel([id]) }
-      await runtime.awaitChildren([(ids: [id], operation: { await runNested(inner, send: send) })])
+      await runtime.awaitChildren(
+        [(ids: [id], priority: nil, operation: { await runNested(inner, send: send) })])
     case let .cancel(ids):
       current?.cancel(ids)
     }

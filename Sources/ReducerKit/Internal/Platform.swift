@@ -28,16 +28,24 @@ final class _Lock: @unchecked Sendable {
   @usableFromInline init() {
     mutex = .allocate(capacity: 1)
     mutex.initialize(to: pthread_mutex_t())
-    pthread_mutex_init(mutex, nil)
+    let err = pthread_mutex_init(mutex, nil)
+    precondition(err == 0, "pthread_mutex_init failed: \(err)")
   }
 
   deinit {
-    pthread_mutex_destroy(mutex)
+    let err = pthread_mutex_destroy(mutex)
+    precondition(err == 0, "pthread_mutex_destroy failed: \(err)")
     mutex.deallocate()
   }
 
-  @inlinable @inline(__always) func lock() { pthread_mutex_lock(mutex) }
-  @inlinable @inline(__always) func unlock() { pthread_mutex_unlock(mutex) }
+  @inlinable @inline(__always) func lock() {
+    let err = pthread_mutex_lock(mutex)
+    precondition(err == 0, "pthread_mutex_lock failed: \(err)")
+  }
+  @inlinable @inline(__always) func unlock() {
+    let err = pthread_mutex_unlock(mutex)
+    precondition(err == 0, "pthread_mutex_unlock failed: \(err)")
+  }
 
   @inlinable func withLock<R>(_ body: () throws -> R) rethrows -> R {
     lock()
@@ -56,30 +64,48 @@ final class _Condition: @unchecked Sendable {
   init() {
     mutex = .allocate(capacity: 1)
     mutex.initialize(to: pthread_mutex_t())
-    pthread_mutex_init(mutex, nil)
+    var err = pthread_mutex_init(mutex, nil)
+    precondition(err == 0, "pthread_mutex_init failed: \(err)")
     cond = .allocate(capacity: 1)
     cond.initialize(to: pthread_cond_t())
     #if canImport(Darwin)
-      pthread_cond_init(cond, nil)
+      err = pthread_cond_init(cond, nil)
     #else
       var attr = pthread_condattr_t()
       pthread_condattr_init(&attr)
       pthread_condattr_setclock(&attr, CLOCK_MONOTONIC)
-      pthread_cond_init(cond, &attr)
+      err = pthread_cond_init(cond, &attr)
       pthread_condattr_destroy(&attr)
     #endif
+    precondition(err == 0, "pthread_cond_init failed: \(err)")
   }
 
   deinit {
-    pthread_cond_destroy(cond)
-    pthread_mutex_destroy(mutex)
+    var err = pthread_cond_destroy(cond)
+    precondition(err == 0, "pthread_cond_destroy failed: \(err)")
+    err = pthread_mutex_destroy(mutex)
+    precondition(err == 0, "pthread_mutex_destroy failed: \(err)")
     cond.deallocate()
     mutex.deallocate()
   }
 
-  func lock() { pthread_mutex_lock(mutex) }
-  func unlock() { pthread_mutex_unlock(mutex) }
-  func broadcast() { pthread_cond_broadcast(cond) }
+  func lock() {
+    let err = pthread_mutex_lock(mutex)
+    precondition(err == 0, "pthread_mutex_lock failed: \(err)")
+  }
+  func unlock() {
+    let err = pthread_mutex_unlock(mutex)
+    precondition(err == 0, "pthread_mutex_unlock failed: \(err)")
+  }
+  func broadcast() {
+    let err = pthread_cond_broadcast(cond)
+    precondition(err == 0, "pthread_cond_broadcast failed: \(err)")
+  }
+  /// Waits for a broadcast; the caller holds the mutex (spurious wake-ups happen: loop).
+  func wait() {
+    let err = pthread_cond_wait(cond, mutex)
+    precondition(err == 0, "pthread_cond_wait failed: \(err)")
+  }
 
   /// Waits until `predicate` holds (checked under the mutex) or `nanoseconds` pass.
   /// Returns whether the predicate held. A negative timeout waits forever.
@@ -87,7 +113,7 @@ final class _Condition: @unchecked Sendable {
     lock()
     defer { unlock() }
     if timeoutNanoseconds < 0 {
-      while !predicate() { pthread_cond_wait(cond, mutex) }
+      while !predicate() { wait() }
       return true
     }
     #if canImport(Darwin)
