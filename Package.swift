@@ -46,8 +46,10 @@ let package = Package(
         // or XCTest test. Without it a user's test target that depends on ReducerKitTesting
         // alone would see failures printed and the test pass.
         .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
+        "CReducerKitTestingSupport",
       ]
     ),
+    .target(name: "CReducerKitTestingSupport"),
     .target(name: "ReducerKitWire"),
     .target(name: "ReducerKitExamples", dependencies: ["ReducerKit"]),
     .target(name: "CReducerKitShims"),

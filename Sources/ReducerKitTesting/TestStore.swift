@@ -64,6 +64,7 @@ public final class TestStore<State: Equatable, Action: Sendable> {
     line: UInt = #line,
     column: UInt = #column
   ) where R.State == State, R.Action == Action {
+    _reducerKitTestingInstallIssueReporting()
     let recorder = _Recorder<State, Action>()
     let location = _Location(fileID: fileID, filePath: filePath, line: line, column: column)
     self.recorder = recorder

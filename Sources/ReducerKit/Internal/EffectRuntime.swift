@@ -37,12 +37,15 @@ final class EffectRuntime: @unchecked Sendable {
     var task: Task<Void, Never>?
     var cancelled = false
     var ids: [CancelID]
+    /// Whether `ids` holds a child's lifetime id (counted in `_childEffectsInFlight`).
+    var isChildEffect: Bool
   }
 
   struct State {
     var nextID: UInt64 = 0
     var entries: [UInt64: Entry] = [:]
-    var byCancelID: [CancelID: Set<UInt64>] = [:]
+    /// Entries by the base of each of their cancel ids (paths are checked on cancel).
+    var byCancelBase: [AnyHashable: Set<UInt64>] = [:]
     /// Tracked tasks that are running: not finished and not asleep on a test clock.
     var busy = 0
     var idleWaiters: [UInt64: UnsafeContinuation<Bool, Never>] = [:]
@@ -82,8 +85,10 @@ final class EffectRuntime: @unchecked Sendable {
       guard !state.invalidated else { return nil }
       state.nextID += 1
       let id = state.nextID
-      state.entries[id] = Entry(ids: ids)
-      for cancelID in ids { state.byCancelID[cancelID, default: []].insert(id) }
+      let isChildEffect = ids.contains(where: \.isLifetime)
+      state.entries[id] = Entry(ids: ids, isChildEffect: isChildEffect)
+      if isChildEffect { _childEffectsInFlight.add(1, ordering: .relaxed) }
+      for cancelID in ids { state.byCancelBase[cancelID.base, default: []].insert(id) }
       state.busy += 1
       return id
     }
@@ -122,9 +127,12 @@ final class EffectRuntime: @unchecked Sendable {
   private func finished(_ id: UInt64, join: Join?) {
     let resumed: [UnsafeContinuation<Bool, Never>] = locked { state in
       if let entry = state.entries.removeValue(forKey: id) {
+        if entry.isChildEffect { _childEffectsInFlight.subtract(1, ordering: .relaxed) }
         for cancelID in entry.ids {
-          state.byCancelID[cancelID]?.remove(id)
-          if state.byCancelID[cancelID]?.isEmpty == true { state.byCancelID[cancelID] = nil }
+          state.byCancelBase[cancelID.base]?.remove(id)
+          if state.byCancelBase[cancelID.base]?.isEmpty == true {
+            state.byCancelBase[cancelID.base] = nil
+          }
         }
       }
       if let join {
@@ -191,12 +199,14 @@ final class EffectRuntime: @unchecked Sendable {
 
   // MARK: Cancellation
 
-  /// Cancels every running effect marked with one of `ids`.
+  /// Cancels every running effect marked with an id that one of `ids` covers (the same id
+  /// declared in the same child scope or in one of its children).
   func cancel(_ ids: [CancelID]) {
     let tasks: [Task<Void, Never>] = locked { state in
       var tasks: [Task<Void, Never>] = []
       for cancelID in ids {
-        for id in state.byCancelID[cancelID] ?? [] {
+        for id in state.byCancelBase[cancelID.base] ?? []
+        where state.entries[id]?.ids.contains(where: cancelID.covers) == true {
           if let task = state.entries[id]?.task {
             tasks.append(task)
           } else {

@@ -1,5 +1,6 @@
 #if IdentifiedCollections
 @_exported import IdentifiedCollections
+import OrderedCollections
 
 /// An action for one element of a collection, by id: `{"element": {"id": 7, "action": …}}`.
 public enum IdentifiedAction<ID: Hashable, Action> {
@@ -74,9 +75,20 @@ where Parent.Action: Sendable, Element.Action: Sendable {
   @inlinable
   public func reduce(into state: inout Parent.State, action: Parent.Action) -> Effect<Parent.Action> {
     let elementEffect = reduceForEach(into: &state, action: action)
+    // Compare the ids before and after the parent only when a row may have effects to cancel
+    // (an untouched id set compares in O(1): same storage).
+    let watch = !elementEffect.isNone || _ChildScopes.anyChildEffectInFlight
+    let idsBefore = watch ? state[keyPath: toElementsState].ids : nil
     let parentEffect = parent.reduce(into: &state, action: action)
-    if elementEffect.isNone { return parentEffect }
-    return parentEffect.isNone ? elementEffect : .merge(elementEffect, parentEffect)
+    var cancel = Effect<Parent.Action>.none
+    if let idsBefore {
+      let idsAfter = state[keyPath: toElementsState].ids
+      if idsBefore != idsAfter {
+        cancel = .merge(
+          idsBefore.subtracting(idsAfter).map { Effect._cancelChild(_component($0)) })
+      }
+    }
+    return ._combine(child: elementEffect, parent: parentEffect, cancel: cancel)
   }
 
   @inlinable
@@ -84,21 +96,21 @@ where Parent.Action: Sendable, Element.Action: Sendable {
     guard case let .element(id, elementAction)? = toElementAction.extract(action) else {
       return .none
     }
-    let effect = Self._reduce(element, &state[keyPath: toElementsState], id, elementAction)
+    guard let index = state[keyPath: toElementsState].index(id: id) else {
+      _ChildScopes.reportMissingChild(
+        operator: "forEach", parent: Parent.self, action: action,
+        detail: "no element with id \(id) was in the collection")
+      return .none
+    }
+    let effect = element.reduce(into: &state[keyPath: toElementsState][index], action: elementAction)
     if effect.isNone { return .none }
     let embed = toElementAction.embed
-    return effect.map { embed(.element(id: id, action: $0), action) }
+    return effect._scoped(to: _component(id)).map { embed(.element(id: id, action: $0), action) }
   }
 
-  /// Reduces the element in place: one hash lookup, no copy of the collection or element.
-  /// A missing id is ignored.
   @inlinable
-  static func _reduce(
-    _ element: Element, _ elements: inout IdentifiedArray<ID, Element.State>, _ id: ID,
-    _ action: Element.Action
-  ) -> Effect<Element.Action> {
-    guard let index = elements.index(id: id) else { return .none }
-    return element.reduce(into: &elements[index], action: action)
+  func _component(_ id: ID) -> _ScopeComponent {
+    _ScopeComponent(state: toElementsState, id: id)
   }
 }
 #endif

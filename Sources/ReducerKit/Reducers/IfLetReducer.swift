@@ -6,7 +6,10 @@ extension Reducer where Action: Sendable {
   ///   .ifLet(\.detail, action: \.detail) { Detail() }
   /// ```
   ///
-  /// Child actions that arrive while the child state is nil are ignored.
+  /// While the child state is nil its actions are ignored and reported as a runtime issue
+  /// (which fails a test). When the child state becomes nil, or is replaced by a child with
+  /// another `id`, every effect the child started is cancelled; cancel ids declared in the
+  /// child reach only the child's effects.
   @inlinable
   public func ifLet<WrappedState, WrappedAction, Wrapped: Reducer>(
     _ toWrappedState: WritableKeyPath<State, WrappedState?>,
@@ -86,16 +89,35 @@ where Parent.Action: Sendable {
   @inlinable
   public func reduce(into state: inout Parent.State, action: Parent.Action) -> Effect<Parent.Action> {
     var childEffect = Effect<Parent.Action>.none
-    if let childAction = toChildAction.extract(action), state[keyPath: toChildState] != nil {
-      let effect = _reduceWrapped(&state[keyPath: toChildState], childAction)
-      if !effect.isNone {
-        let embed = toChildAction.embed
-        childEffect = effect.map { embed($0, action) }
+    if let childAction = toChildAction.extract(action) {
+      if state[keyPath: toChildState] != nil {
+        let effect = _reduceWrapped(&state[keyPath: toChildState], childAction)
+        if !effect.isNone {
+          let embed = toChildAction.embed
+          let component = state[keyPath: toChildState].map(_component)
+            ?? _ScopeComponent(state: toChildState, id: nil)
+          childEffect = effect._scoped(to: component).map { embed($0, action) }
+        }
+      } else {
+        _ChildScopes.reportMissingChild(
+          operator: "ifLet", parent: Parent.self, action: action,
+          detail: "child state of type \(Child.State.self) was nil")
       }
     }
+    // Compare the child before and after the parent only when it may have effects to cancel.
+    let watch = !childEffect.isNone || _ChildScopes.anyChildEffectInFlight
+    let before = watch ? state[keyPath: toChildState].map(_component) : nil
     let parentEffect = parent.reduce(into: &state, action: action)
-    if childEffect.isNone { return parentEffect }
-    return parentEffect.isNone ? childEffect : .merge(childEffect, parentEffect)
+    var cancel = Effect<Parent.Action>.none
+    if let before, state[keyPath: toChildState].map(_component) != before {
+      cancel = ._cancelChild(before)
+    }
+    return ._combine(child: childEffect, parent: parentEffect, cancel: cancel)
+  }
+
+  @inlinable
+  func _component(_ child: Child.State) -> _ScopeComponent {
+    _ScopeComponent(state: toChildState, id: _childIdentity(child))
   }
 
   /// Reduces the wrapped value in place (no copy of the child state).
@@ -132,16 +154,35 @@ where Parent.Action: Sendable {
   @inlinable
   public func reduce(into state: inout Parent.State, action: Parent.Action) -> Effect<Parent.Action> {
     var childEffect = Effect<Parent.Action>.none
-    if let childAction = toChildAction.extract(action), var childState = toChildState.extract(from: state) {
-      let effect = child.reduce(into: &childState, action: childAction)
-      state = toChildState.embed(childState)
-      if !effect.isNone {
-        let embed = toChildAction.embed
-        childEffect = effect.map { embed($0, action) }
+    if let childAction = toChildAction.extract(action) {
+      if var childState = toChildState.extract(from: state) {
+        let effect = child.reduce(into: &childState, action: childAction)
+        state = toChildState.embed(childState)
+        if !effect.isNone {
+          let embed = toChildAction.embed
+          childEffect = effect._scoped(to: _component(childState)).map { embed($0, action) }
+        }
+      } else {
+        _ChildScopes.reportMissingChild(
+          operator: "ifCaseLet", parent: Parent.self, action: action,
+          detail: "the state was not the case holding \(Child.State.self)")
       }
     }
+    let watch = !childEffect.isNone || _ChildScopes.anyChildEffectInFlight
+    let before = watch ? toChildState.extract(from: state).map(_component) : nil
     let parentEffect = parent.reduce(into: &state, action: action)
-    if childEffect.isNone { return parentEffect }
-    return parentEffect.isNone ? childEffect : .merge(childEffect, parentEffect)
+    var cancel = Effect<Parent.Action>.none
+    if let before, toChildState.extract(from: state).map(_component) != before {
+      cancel = ._cancelChild(before)
+    }
+    return ._combine(child: childEffect, parent: parentEffect, cancel: cancel)
+  }
+
+  /// The child's scope: an enum case has no key path, so the child's types name it.
+  @inlinable
+  func _component(_ child: Child.State) -> _ScopeComponent {
+    _ScopeComponent(
+      state: [ObjectIdentifier(Parent.State.self), ObjectIdentifier(Child.State.self)],
+      id: _childIdentity(child))
   }
 }

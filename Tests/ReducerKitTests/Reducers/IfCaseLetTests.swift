@@ -73,13 +73,17 @@ import Testing
 
   @Test func childRunsOnlyWhileTheStateIsItsCase() async {
     let store = TestStore(initialState: App.State.loggedOut(LoggedOut.State())) { App() }
-    await store.send(.loggedIn(.visit))  // not logged in: ignored
+    await withKnownIssue {  // not logged in: ignored, and reported
+      await store.send(.loggedIn(.visit))
+    } matching: { text(of: $0).contains("ifCaseLet") }
     await store.send(.loggedOut(.setUsername("ada"))) { $0 = .loggedOut(LoggedOut.State(username: "ada")) }
     await store.send(.loggedOut(.logIn))
     await store.receive(.loggedOut(.loginResponse(true))) {
       $0 = .loggedIn(LoggedIn.State(username: "ada"))
     }
-    await store.send(.loggedOut(.setUsername("bob")))  // logged in now: ignored
+    await withKnownIssue {  // logged in now: ignored, and reported
+      await store.send(.loggedOut(.setUsername("bob")))
+    } matching: { text(of: $0).contains("ifCaseLet") }
     await store.send(.loggedIn(.visit)) { $0 = .loggedIn(LoggedIn.State(username: "ada", visits: 1)) }
     await store.send(.loggedIn(.logOut)) { $0 = .loggedOut(LoggedOut.State()) }
     await store.finish()

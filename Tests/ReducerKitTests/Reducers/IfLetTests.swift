@@ -80,8 +80,10 @@ import Testing
   @Test(arguments: [false, true])
   func nilChildIgnoresChildActions(useCasePath: Bool) async {
     let store = TestStore(initialState: Parent.State()) { Parent(useCasePath: useCasePath) }
-    await store.send(.detail(.increment)) { $0.seen = [nil] }  // only the parent ran
-    await store.send(.detail(.load)) { $0.seen = [nil, nil] }  // and no effect started
+    await withKnownIssue {  // reported as a runtime issue
+      await store.send(.detail(.increment)) { $0.seen = [nil] }  // only the parent ran
+      await store.send(.detail(.load)) { $0.seen = [nil, nil] }  // and no effect started
+    } matching: { text(of: $0).contains("was nil") }
     #expect(store.effectCount == 0)
     await store.finish()
   }
@@ -99,7 +101,7 @@ import Testing
     await store.finish()
   }
 
-  @Test func childActionArrivingAfterDismissalIsIgnored() async {
+  @Test func dismissingTheChildCancelsItsEffect() async {
     let clock = TestClock()
     struct Slow: Reducer {
       struct State: Equatable { var done = false }
@@ -136,8 +138,7 @@ import Testing
     await store.send(.slow(.start))
     await store.settle()
     await store.send(.dismiss) { $0.slow = nil }
-    await clock.advance(by: .seconds(1))
-    await store.receive(.slow(.finished))  // delivered to the parent, ignored by the absent child
+    await clock.advance(by: .seconds(1))  // the child's effect was cancelled: nothing arrives
     await store.finish()
   }
 }
