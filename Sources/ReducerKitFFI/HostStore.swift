@@ -123,8 +123,8 @@ where Base.Action: Codable & Sendable, Base.State: Encodable {
   }
 }
 
-/// How long `rk_store_advance_clock` waits for woken effects to settle, per step.
-@usableFromInline let advanceSettleNanoseconds: Int64 = 10_000_000_000
+/// How much wall time one `rk_store_advance_clock` may take in all.
+@usableFromInline let advanceTimeoutNanoseconds: Int64 = 10_000_000_000
 
 /// Decoded actions by their exact JSON text, so a host that sends the same action again
 /// (`"increment"`) skips decoding. Sound because decoding is a pure function of the text
@@ -332,7 +332,7 @@ where R: SendableMetatype, R.State: Codable & Sendable, R.Action: Codable & Send
     }
   }
 
-  @inlinable
+  @usableFromInline
   func advanceClock(milliseconds: Int64) throws(FFIError) {
     guard let clock else {
       throw FFIError(.misuse, "the store uses the live clock; create it with {\"clock\": \"test\"} to advance time")
@@ -341,11 +341,28 @@ where R: SendableMetatype, R.State: Codable & Sendable, R.Action: Codable & Send
       throw FFIError(.invalidArgument, "milliseconds must be >= 0, got \(milliseconds)")
     }
     guard !isHeldByCurrentThread else {
-      throw FFIError(.misuse, "rk_store_advance_clock called from inside a callback of the same store")
+      throw FFIError(.misuse, "rk_store_advance_clock called from inside a reduce of the same store")
     }
-    guard clock.advanceBlocking(by: .milliseconds(milliseconds), timeoutNanoseconds: advanceSettleNanoseconds) else {
-      throw FFIError(.timeout, "effects woken by the clock did not settle within 10 s")
+    let start = clock.now
+    let target = start.advanced(by: .milliseconds(milliseconds))
+    let result = clock.advanceBlocking(
+      by: .milliseconds(milliseconds), timeoutNanoseconds: advanceTimeoutNanoseconds)
+    if case let .timedOut(reached) = result {
+      throw FFIError(
+        .timeout,
+        "woken effects did not settle within \(advanceTimeoutNanoseconds / 1_000_000_000) s of wall "
+          + "time (a timer that fires more often than it can run, or an effect that waits on "
+          + "something other than the clock); the test clock stopped at "
+          + "\(Self.milliseconds(reached.offset)) ms, \(Self.milliseconds(start.duration(to: reached))) ms "
+          + "of the \(Self.milliseconds(start.duration(to: target))) ms asked for")
     }
+  }
+
+  /// Whole milliseconds of `duration`.
+  static func milliseconds(_ duration: Duration) -> Int64 {
+    let (seconds, attoseconds) = duration.components
+    let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1000)
+    return overflow ? (seconds > 0 ? .max : .min) : whole &+ attoseconds / 1_000_000_000_000_000
   }
 
   @inlinable

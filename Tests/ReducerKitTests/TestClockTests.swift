@@ -185,21 +185,78 @@ import Testing
     }
     store.send(.toggle)
     await store.idle()
-    await clock.run(limit: 7)
+    await withKnownIssue {
+      await clock.run(limit: 7)
+    } matching: { text(of: $0).contains("still suspended after 7 wake-ups") }
     #expect(store.ticks == 7)
     #expect(clock.now == TestClock.Instant(offset: .seconds(7)))
     store.invalidate()
     await store.finishEffects()
   }
 
-  @Test func sleepingUntilANonFutureInstantReturnsAtOnce() async throws {
+  @Test func sleepingUntilNowOrForZeroWaitsForTheNextAdvance() async throws {
+    // As swift-clocks' TestClock: a due deadline does not return at once (0.1.0 did).
     let clock = TestClock()
-    try await clock.sleep(until: clock.now)
     await clock.advance(by: .seconds(5))
-    try await clock.sleep(until: TestClock.Instant(offset: .seconds(1)))
-    try await clock.sleep(for: .zero)
+    for sleep in [
+      { @Sendable in try await clock.sleep(until: clock.now) },
+      { @Sendable in try await clock.sleep(for: .zero) },
+      { @Sendable in try await clock.sleep(until: TestClock.Instant(offset: .seconds(1))) },
+    ] {
+      let woke = Latch()
+      let task = Task {
+        try await sleep()
+        woke.open()
+      }
+      #expect(await eventually { clock.sleeperCount == 1 })
+      try await Task.sleep(for: .milliseconds(20))
+      #expect(!woke.isOpen)
+      await clock.advance()
+      #expect(await woke.wait())
+      try await task.value
+    }
     #expect(clock.sleeperCount == 0)
     #expect(clock.now == TestClock.Instant(offset: .seconds(5)))
+  }
+
+  @Test func sleepersDueTogetherWakeInTheOrderTheySleptEveryTime() async {
+    // TCA's check: square at 1 s; increment, then square, at 2 s: 2 -> 4 -> 5 -> 25. Waking
+    // the two 2-second sleepers at once let them race (17 now and then on 0.1.0).
+    enum Action: Equatable, Sendable { case squareAfter(Int), incrementAfter(Int), square, increment }
+    struct Feature: Reducer {
+      let clock: TestClock
+      func reduce(into state: inout Int, action: Action) -> Effect<Action> {
+        switch action {
+        case let .squareAfter(seconds):
+          return .run { send in
+            try await clock.sleep(for: .seconds(seconds))
+            await send(.square)
+          }
+        case let .incrementAfter(seconds):
+          return .run { send in
+            try await clock.sleep(for: .seconds(seconds))
+            await send(.increment)
+          }
+        case .square:
+          state *= state
+          return .none
+        case .increment:
+          state += 1
+          return .none
+        }
+      }
+    }
+    var outcomes: [Int: Int] = [:]
+    for _ in 0..<20_000 {
+      let clock = TestClock()
+      let store = Store(initialState: 2, reducer: Feature(clock: clock))
+      store.send(.squareAfter(1))
+      store.send(.incrementAfter(2))
+      store.send(.squareAfter(2))
+      await clock.advance(by: .seconds(2))
+      outcomes[store.state, default: 0] += 1
+    }
+    #expect(outcomes == [25: 20_000])
   }
 
   @Test func cancellingASleeperRemovesItAndThrows() async {

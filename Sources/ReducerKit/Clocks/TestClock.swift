@@ -1,7 +1,10 @@
 /// A clock whose time moves only when a test (or host) advances it, deterministically.
 ///
-/// Advancing resumes the sleepers that are due, in deadline order, and returns only when every
-/// store effect it woke has finished or sleeps on the clock again: no yields, no retries.
+/// Advancing resumes the sleepers that are due one at a time, in deadline order (and, at the
+/// same deadline, in the order they went to sleep), and moves on only when every store effect
+/// it woke has finished or sleeps on the clock again: no yields, no retries, the same order
+/// every run. A sleep until `now` (or for `.zero`) waits for the next advance, as in
+/// swift-clocks. Instants saturate instead of overflowing.
 ///
 /// ```swift
 /// let clock = TestClock()
@@ -22,8 +25,14 @@ public final class TestClock: Clock, Sendable {
     public var offset: Duration
     /// The instant `offset` after the clock's start.
     public init(offset: Duration = .zero) { self.offset = offset }
-    public func advanced(by duration: Duration) -> Self { Self(offset: offset + duration) }
-    public func duration(to other: Self) -> Duration { other.offset - offset }
+    /// The instant `duration` later; saturates at the largest (or smallest) representable
+    /// instant instead of overflowing.
+    public func advanced(by duration: Duration) -> Self {
+      Self(offset: _saturatingSum(offset, duration))
+    }
+    public func duration(to other: Self) -> Duration {
+      _saturatingSum(other.offset, .zero - _clamped(offset))
+    }
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.offset < rhs.offset }
     public var description: String { "TestClock.Instant(\(offset))" }
   }
@@ -88,12 +97,12 @@ public final class TestClock: Clock, Sendable {
       attach(unit.runtime)
     }
     let runtime = tracked
-    let id: UInt64? = state.withLock { state in
-      guard state.now < deadline else { return nil }
+    // A deadline that is already due still waits for the next advance (as swift-clocks'
+    // TestClock does): time only moves, and sleepers only wake, when a test says so.
+    let id: UInt64 = state.withLock { state in
       state.nextID += 1
       return state.nextID
     }
-    guard let id else { return }  // already due
     try await withTaskCancellationHandler {
       try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Void, any Error>) in
         let registered = state.withLock { state -> Bool in
@@ -134,29 +143,62 @@ public final class TestClock: Clock, Sendable {
   }
 
   /// Advances until no task sleeps on the clock (for example to let a timer run out).
-  /// Stops after `limit` wake-ups, so an endless timer cannot hang a test.
-  public func run(limit: Int = 10_000) async {
+  ///
+  /// Stops after `limit` wake-ups, so an endless timer cannot hang a test; stopping while
+  /// sleepers keep re-arming is reported as an issue (a failure in a test that links
+  /// ReducerKitTesting), like swift-clocks' `run(timeout:)`.
+  public func run(
+    limit: Int = 10_000, fileID: StaticString = #fileID, line: UInt = #line
+  ) async {
     for runtime in attachedRuntimes { _ = await runtime.idle(timeout: settleTimeout) }
-    var remaining = limit
-    while remaining > 0, let deadline = nextDeadline {
-      remaining -= 1
-      await advance(to: deadline)
+    var wakeUps = 0
+    while let deadline = nextDeadline {
+      guard wakeUps < limit else {
+        _reportRuntimeIssue(
+          "TestClock.run (\(fileID):\(line)): \(sleeperCount) sleep(s) still suspended after "
+            + "\(limit) wake-ups; a timer that never stops? Advance by a fixed amount, or "
+            + "cancel the effect.")
+        return
+      }
+      guard let woken = wakeNext(upTo: deadline) else { continue }
+      wakeUps += 1
+      await settle(woken)
     }
   }
 
+  /// How a blocking advance ended.
+  @_spi(Host) public enum BlockingAdvanceResult: Equatable, Sendable {
+    /// Time reached the target and every woken effect settled.
+    case settled
+    /// The wall-time budget ran out; time stopped at `reached` (sleepers due later still
+    /// sleep, the one in progress may still be running).
+    case timedOut(reached: Instant)
+  }
+
   /// Blocking variant of ``advance(by:)`` for hosts on threads outside Swift concurrency.
-  /// Returns false when woken effects did not settle within `timeoutNanoseconds` each.
-  public func advanceBlocking(by duration: Duration, timeoutNanoseconds: Int64) -> Bool {
+  /// The whole call (every wake-up and settle) gets at most `timeoutNanoseconds` of wall time.
+  @_spi(Host) public func advanceBlocking(
+    by duration: Duration, timeoutNanoseconds: Int64
+  ) -> BlockingAdvanceResult {
+    let start = _monotonicNanoseconds()
+    func remaining() -> Int64 {
+      max(0, timeoutNanoseconds - (_monotonicNanoseconds() - start))
+    }
     for runtime in attachedRuntimes {
-      if !runtime.waitUntilIdle(timeoutNanoseconds: timeoutNanoseconds) { return false }
+      if !runtime.waitUntilIdle(timeoutNanoseconds: remaining()) { return .timedOut(reached: now) }
     }
     let deadline = now.advanced(by: duration)
     while let woken = wakeNext(upTo: deadline) {
       for runtime in woken.runtimes {
-        if !runtime.waitUntilIdle(timeoutNanoseconds: timeoutNanoseconds) { return false }
+        if !runtime.waitUntilIdle(timeoutNanoseconds: remaining()) {
+          return .timedOut(reached: now)
+        }
+      }
+      if remaining() == 0, nextDeadline.map({ $0 <= deadline }) == true {
+        return .timedOut(reached: now)
       }
     }
-    return true
+    return .settled
   }
 
   private struct Woken {
@@ -164,30 +206,29 @@ public final class TestClock: Clock, Sendable {
     var untracked: Int
   }
 
-  /// Wakes the sleepers due at the earliest deadline not after `limit`; sets `now`.
-  /// Returns nil (after moving `now` to `limit`) when none is due.
+  /// Wakes the one sleeper due first (earliest deadline not after `limit`, then the first to
+  /// go to sleep) and sets `now` to its deadline. Returns nil (after moving `now` to `limit`)
+  /// when none is due. One at a time: waking two at once would let them race.
   private func wakeNext(upTo limit: Instant) -> Woken? {
-    let due: [Sleeper]? = state.withLock { state in
-      let next = state.sleepers.values.map(\.deadline).filter { $0 <= limit }.min()
+    let due: Sleeper? = state.withLock { state in
+      let next = state.sleepers.filter { $0.value.deadline <= limit }
+        .min { ($0.value.deadline, $0.key) < ($1.value.deadline, $1.key) }
       guard let next else {
         if state.now < limit { state.now = limit }
         return nil
       }
-      if state.now < next { state.now = next }
-      let ids = state.sleepers.filter { $0.value.deadline <= next }.keys.sorted()
-      return ids.compactMap { state.sleepers.removeValue(forKey: $0) }
+      if state.now < next.value.deadline { state.now = next.value.deadline }
+      return state.sleepers.removeValue(forKey: next.key)
     }
     guard let due else { return nil }
     var woken = Woken(runtimes: [], untracked: 0)
-    for sleeper in due {
-      if let runtime = sleeper.runtime {
-        runtime.unitWillWake()
-        if !woken.runtimes.contains(where: { $0 === runtime }) { woken.runtimes.append(runtime) }
-      } else {
-        woken.untracked += 1
-      }
+    if let runtime = due.runtime {
+      runtime.unitWillWake()
+      woken.runtimes.append(runtime)
+    } else {
+      woken.untracked += 1
     }
-    for sleeper in due { sleeper.continuation.resume() }
+    due.continuation.resume()
     return woken
   }
 
@@ -200,6 +241,28 @@ public final class TestClock: Clock, Sendable {
       for _ in 0..<100 { await Task.yield() }
     }
   }
+}
+
+/// `a + b`, clamped to ±`Int64.max` seconds instead of trapping on overflow.
+func _saturatingSum(_ a: Duration, _ b: Duration) -> Duration {
+  let (a, b) = (_clamped(a), _clamped(b))
+  let attoseconds = a.components.attoseconds + b.components.attoseconds  // |each| < 10^18
+  let (seconds, overflow) = a.components.seconds.addingReportingOverflow(b.components.seconds)
+  if overflow { return _durationLimit(positive: a.components.seconds > 0) }
+  let total = Duration(secondsComponent: seconds, attosecondsComponent: attoseconds)
+  return _clamped(total)
+}
+
+/// `duration` clamped to ±`Int64.max` seconds.
+func _clamped(_ duration: Duration) -> Duration {
+  let limit = _durationLimit(positive: true)
+  if duration > limit { return limit }
+  if duration < .zero - limit { return .zero - limit }
+  return duration
+}
+
+func _durationLimit(positive: Bool) -> Duration {
+  positive ? .seconds(Int64.max) : .zero - .seconds(Int64.max)
 }
 
 /// A clock whose sleeps return at once (after checking for cancellation), advancing its time.

@@ -138,6 +138,13 @@ final class _Condition: @unchecked Sendable {
   }
 }
 
+/// A monotonic clock reading in nanoseconds.
+func _monotonicNanoseconds() -> Int64 {
+  var now = timespec()
+  clock_gettime(CLOCK_MONOTONIC, &now)
+  return Int64(now.tv_sec) &* 1_000_000_000 &+ Int64(now.tv_nsec)
+}
+
 /// Writes a line to standard error (no Foundation needed).
 func _writeToStandardError(_ message: String) {
   var line = message
