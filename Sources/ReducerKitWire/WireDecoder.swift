@@ -32,17 +32,25 @@ public struct WireDecoder: Sendable {
   public func decode<T: Decodable>(_ type: T.Type, from bytes: UnsafeRawBufferPointer)
     throws(WireError) -> T
   {
-    try decode(type, from: try parseJSON(bytes, maxDepth: maxDepth))
+    var (value, depth) = try _parseJSON(bytes, maxDepth: maxDepth)
+    // Deep input is freed iteratively, so no depth up to the limit can exhaust a small stack.
+    defer { if depth > _dismantleDepth { value._dismantle() } }
+    return try decode(type, from: value)
   }
 
   /// Decodes a `T` from UTF-8 JSON text.
   public func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws(WireError) -> T {
-    try decode(type, from: try parseJSON(bytes, maxDepth: maxDepth))
+    try bytes.withUnsafeBytes { raw in
+      Result { () throws(WireError) in try decode(type, from: raw) }
+    }.get()
   }
 
   /// Decodes a `T` from JSON text.
   public func decode<T: Decodable>(_ type: T.Type, from text: String) throws(WireError) -> T {
-    try decode(type, from: try parseJSON(text, maxDepth: maxDepth))
+    var text = text
+    return try text.withUTF8 { utf8 in
+      Result { () throws(WireError) in try decode(type, from: UnsafeRawBufferPointer(utf8)) }
+    }.get()
   }
 
   /// Decodes a `T` from a parsed JSON value.

@@ -17,6 +17,10 @@ public struct WireError: Error, CustomStringConvertible, Sendable, Equatable {
     case invalidUTF8
     /// Arrays and objects are nested deeper than the limit.
     case tooDeep
+    /// An object has the same key twice.
+    case duplicateKey
+    /// An object has a key the type does not know (a typo, or a field of another version).
+    case unknownKey
     /// A value has the wrong JSON type (or a number is out of range for the Swift type).
     case typeMismatch
     /// An enum value names no case of the enum.

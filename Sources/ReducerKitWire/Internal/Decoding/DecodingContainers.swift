@@ -310,14 +310,17 @@ struct _KeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let entry = _PathEntry(key: key, style: style)
     let nestedPath = nested.appending(entry)
     if isEnum {
+      var bare = false
+      if case .bareCase = effectiveStorage { bare = true }
       let storage = try impl.payloadStorage(
-        v, keys: NestedKey.self, caseName: key.stringValue, path: { pathEntries + [entry] })
+        v, keys: NestedKey.self, caseName: key.stringValue, bare: bare, path: { pathEntries + [entry] })
       return KeyedDecodingContainer(
         _KeyedDecoder<NestedKey>(impl: impl, storage: storage, isEnum: false, base: base, nested: nestedPath))
     }
     guard case .object(let members) = v else {
       throw impl.mismatch(v, expectedName: "object", nilType: [String: JSONValue].self, path: pathEntries + [entry])
     }
+    try impl.checkKeys(members, NestedKey.self) { pathEntries + [entry] }
     return KeyedDecodingContainer(
       _KeyedDecoder<NestedKey>(impl: impl, storage: .object(members), isEnum: false, base: base, nested: nestedPath))
   }
@@ -421,6 +424,7 @@ struct _UnkeyedDecoder: UnkeyedDecodingContainer {
     guard case .object(let members) = v else {
       throw impl.mismatch(v, expectedName: "object", nilType: [String: JSONValue].self, path: pathEntries + [entry])
     }
+    try impl.checkKeys(members, NestedKey.self) { pathEntries + [entry] }
     currentIndex += 1
     return KeyedDecodingContainer(
       _KeyedDecoder<NestedKey>(impl: impl, storage: .object(members), isEnum: false, base: base, nested: nested.appending(entry)))
