@@ -23,7 +23,8 @@ let _canReuseKeyedDecodingBoxes: Bool = {
   else { return false }
   let container = KeyedDecodingContainer(_InertKeyedDecoder<_StringKey>())
   let object = unsafeBitCast(container, to: AnyObject.self)
-  return String(describing: type(of: object)).contains("KeyedDecodingContainerBox")
+  // `Swift._typeName` rather than `String(describing:)`: Mirror needs ~20 KB more stack.
+  return Swift._typeName(type(of: object), qualified: false).contains("KeyedDecodingContainerBox")
 }()
 
 /// A keyed container that holds nothing (only used to check the container layout).
