@@ -44,7 +44,7 @@ let package = Package(
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
       ]
     ),
-    .target(name: "ReducerKitWire"),
+    .target(name: "ReducerKitWire", dependencies: ["CReducerKitShims"]),
     .target(name: "ReducerKitExamples", dependencies: ["ReducerKit"]),
     .target(name: "CReducerKitShims"),
     .target(name: "ReducerKitFFI", dependencies: ["ReducerKit", "ReducerKitWire", "CReducerKitShims"]),

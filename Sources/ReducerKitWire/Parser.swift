@@ -25,13 +25,7 @@ public let jsonMaxDepthLimit = 1024
 public func parseJSON(_ bytes: UnsafeRawBufferPointer, maxDepth: Int = 512) throws(WireError)
   -> JSONValue
 {
-  guard let base = bytes.baseAddress, bytes.count > 0 else {
-    throw WireError(
-      kind: .syntax, path: "$",
-      message: "expected a JSON value at $ (line 1, column 1, byte offset 0), found end of input",
-      offset: 0, line: 1, column: 1)
-  }
-  return try _parseJSON(bytes, maxDepth: maxDepth).value
+  try _parseJSON(bytes, maxDepth: maxDepth).value
 }
 
 /// Parses JSON text, also returning the deepest nesting of arrays and objects in it.

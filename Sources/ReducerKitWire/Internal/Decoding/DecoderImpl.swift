@@ -26,6 +26,9 @@ final class _DecoderImpl: Decoder {
   @exclusivity(unchecked) var containersMade = 0
   let rootNoun: String
   let reuseBoxes = _canReuseKeyedDecodingBoxes
+  /// The calling thread's stack bound plus `_stackReserve`, once deep input asked (0: not yet;
+  /// 1: unknown, never checked).
+  @exclusivity(unchecked) var stackFloor: UInt = 0
 
   init(value: JSONValue, rootNoun: String, path entries: [_PathEntry]) {
     self.value = value
@@ -77,6 +80,7 @@ final class _DecoderImpl: Decoder {
     if T.self == JSONValue.self {
       return unsafeBitCast(value, to: T.self)
     }
+    if path.count >= _stackCheckDepth { try checkStack(T.self, base: base, nested: nested, key: key, style: style) }
     let savedValue = self.value
     let savedType = self.type
     let savedCount = path.count
@@ -105,6 +109,28 @@ final class _DecoderImpl: Decoder {
         throw translate(error, decoding: T.self, from: value)
       }
     }
+  }
+
+  /// Fails with `.tooDeep` when decoding one more level could exhaust the thread's stack.
+  @inline(never)
+  func checkStack<T>(
+    _ type: T.Type, base: Int, nested: _NestedPath, key: (any CodingKey)?, style: _PathStyle
+  ) throws {
+    if stackFloor == 0 {
+      let bound = _stackLowerBound()
+      stackFloor = bound == 0 ? 1 : bound + _stackReserve
+    }
+    guard stackFloor > 1, _currentStackAddress() < stackFloor else { return }
+    var entries = path.entries(depth: base)
+    entries.append(contentsOf: nested.entries)
+    if let key { entries.append(_PathEntry(key: key, style: style)) }
+    let rendered = _renderPath(entries)
+    let wire = WireError(
+      kind: .tooDeep, path: rendered,
+      message: "\(_typeName(T.self)) values nested too deeply for the calling thread's stack at \(rendered) "
+        + "(\(path.count) levels); decode on a thread with a larger stack")
+    throw DecodingError.dataCorrupted(
+      .init(codingPath: entries.map(\.key), debugDescription: wire.message, underlyingError: wire))
   }
 
   // MARK: Containers
