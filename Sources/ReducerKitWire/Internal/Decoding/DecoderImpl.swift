@@ -253,7 +253,11 @@ final class _DecoderImpl: Decoder {
       }
     }
     if bare { return .object([]) }  // lookups fail with "this case takes a value"
-    if _isSinglePositionalKeys(NK.self) { return .payloadBare(value) }
+    switch value {
+    case .object, .array, .null: break
+    default: return .payloadBare(value)  // a scalar: the case's single value (or a lookup error)
+    }
+    if keyCount == 1, NK(stringValue: "_0") != nil { return .payloadBare(value) }  // one unlabeled value
     let positional = keyCount.flatMap { n in _allPositional(NK.self, count: n) ? n : nil }
     switch value {
     case .object(let members):
