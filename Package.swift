@@ -50,7 +50,7 @@ let package = Package(
       ]
     ),
     .target(name: "CReducerKitTestingSupport"),
-    .target(name: "ReducerKitWire"),
+    .target(name: "ReducerKitWire", dependencies: ["CReducerKitShims"]),
     .target(name: "ReducerKitExamples", dependencies: ["ReducerKit"]),
     .target(name: "CReducerKitShims"),
     .target(name: "ReducerKitFFI", dependencies: ["ReducerKit", "ReducerKitWire", "CReducerKitShims"]),

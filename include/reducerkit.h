@@ -66,9 +66,12 @@ RK_API int rk_abi_version(void);
 typedef enum rk_status {
     RK_OK = 0,                  /* success */
     RK_ERR_INVALID_ARGUMENT = 1,/* a NULL or out-of-range argument, or a bad options field */
-    RK_ERR_JSON = 2,            /* text that is not JSON: syntax, invalid UTF-8, too deep */
-    RK_ERR_ACTION = 3,          /* JSON that is not an action of the feature */
-    RK_ERR_STATE = 4,           /* JSON that is not a state of the feature (initial_state) */
+    RK_ERR_JSON = 2,            /* text that is not JSON: syntax, invalid UTF-8, too deep,
+                                   or an object with the same key twice */
+    RK_ERR_ACTION = 3,          /* JSON that is not an action of the feature (including an
+                                   unknown key anywhere in it) */
+    RK_ERR_STATE = 4,           /* JSON that is not a state of the feature (initial_state;
+                                   including an unknown key at any depth) */
     RK_ERR_UNKNOWN_FEATURE = 5, /* no feature of that name is registered */
     RK_ERR_INVALID_HANDLE = 6,  /* a store handle that was destroyed or never created */
     RK_ERR_TIMEOUT = 7,         /* effects did not settle within the time given */
@@ -107,11 +110,12 @@ typedef struct rk_store rk_store;
  *
  *  options_json may be NULL (all defaults) or a JSON object with any of:
  *    "initial_state": an object merged over the feature's default state (keys you give
- *                     replace the defaults, recursively for nested objects);
+ *                     replace the defaults, recursively for nested objects; a key the
+ *                     state does not have, at any depth, is an error);
  *    "clock": "live" (default) or "test" — with "test", time moves only by
  *             rk_store_advance_clock();
  *    "record_actions": true to record every reduced action for rk_store_take_actions().
- *  Unknown keys are an error.
+ *  Unknown keys are an error, and so is any key given twice (RK_ERR_JSON).
  *
  *  On success *out receives the handle; destroy it with rk_store_destroy().
  *  Errors: RK_ERR_INVALID_ARGUMENT (NULL feature/out, bad options), RK_ERR_UNKNOWN_FEATURE,
@@ -137,8 +141,10 @@ RK_API void rk_store_destroy(rk_store *store);
  *  into the store from there. Called from inside a callback of the same store, the action is
  *  queued and reduced right after the current one, before the outer call returns.
  *  Errors: RK_ERR_INVALID_ARGUMENT (NULL), RK_ERR_INVALID_HANDLE, RK_ERR_JSON (malformed
- *  JSON, invalid UTF-8, nesting deeper than 512), RK_ERR_ACTION (not an action of the
- *  feature: the message names the path and the expected cases). On error nothing changes.
+ *  JSON, invalid UTF-8, nesting deeper than 512, a key given twice), RK_ERR_ACTION (not an
+ *  action of the feature, an unknown key in it, or a second key beside the action: the
+ *  message names the path and the expected cases or keys). On error nothing changes. Any
+ *  nesting up to 512 is handled in constant stack (threads with 64 KB stacks are fine).
  *  Thread-safe. */
 RK_API rk_status rk_store_send(rk_store *store, const char *action_json);
 

@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "CReducerKitShims.h"
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stddef.h>
 
 void *rk_shim_find_symbol(const char *name) {
@@ -14,4 +15,27 @@ void *rk_shim_find_symbol(const char *name) {
         }
     }
     return dlsym(RTLD_DEFAULT, name);
+}
+
+uintptr_t rk_shim_stack_lower_bound(void) {
+#if defined(__APPLE__)
+    pthread_t self = pthread_self();
+    uintptr_t top = (uintptr_t)pthread_get_stackaddr_np(self);
+    size_t size = pthread_get_stacksize_np(self);
+    return top > size ? top - size : 0;
+#elif defined(__linux__)
+    pthread_attr_t attr;
+    void *address = NULL;
+    size_t size = 0, guard = 0;
+    uintptr_t bound = 0;
+    if (pthread_getattr_np(pthread_self(), &attr) != 0) return 0;
+    if (pthread_attr_getstack(&attr, &address, &size) == 0 && address != NULL) {
+        if (pthread_attr_getguardsize(&attr, &guard) != 0) guard = 0;
+        bound = (uintptr_t)address + guard;
+    }
+    pthread_attr_destroy(&attr);
+    return bound;
+#else
+    return 0;
+#endif
 }

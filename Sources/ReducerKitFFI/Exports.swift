@@ -75,10 +75,12 @@ public func rk_store_create(
       let names = FeatureRegistry.all.map(\.name)
       throw FFIError(
         .unknownFeature,
-        "unknown feature \"\(name)\"; expected one of: \(names.isEmpty ? "(none registered)" : names.joined(separator: ", "))")
+        "unknown feature \(WireMessage.quoted(name))\(WireMessage.didYouMean(name, among: names)); expected one of: "
+          + (names.isEmpty ? "(none registered)" : WireMessage.listed(names.map(WireMessage.quoted))))
     }
-    let options = try StoreOptions(
+    var options = try StoreOptions(
       parsing: optionsJSON.map { UnsafeRawBufferPointer(start: $0, count: strlen($0)) })
+    defer { options.release() }
     let store = try found.makeStore(options)
     let key = handles.withLock { table in
       table.next += 1

@@ -125,12 +125,27 @@ struct StoreOptions: Sendable {
 
   init(parsing bytes: UnsafeRawBufferPointer?) throws(FFIError) {
     guard let bytes else { return }
-    let value: JSONValue
+    var value: JSONValue
     do {
       value = try parseJSON(bytes)
     } catch {
       throw FFIError(error, otherwise: .invalidArgument, context: "options_json")
     }
+    // `initial_state` may be deep: once `read` returned (holding nothing), free what it did
+    // not keep without recursion, even when it rejected the options.
+    var options = StoreOptions()
+    let outcome = Result { () throws(FFIError) in try options.read(value) }
+    value.releaseIteratively()
+    if case .failure(let error) = outcome {
+      options.release()
+      throw error
+    }
+    self = options
+  }
+
+  init() {}
+
+  private mutating func read(_ value: JSONValue) throws(FFIError) {
     guard case let .object(members) = value else {
       throw FFIError(.invalidArgument, "options_json: expected an object at $, found \(value.kindName)")
     }
@@ -159,7 +174,8 @@ struct StoreOptions: Sendable {
       default:
         throw FFIError(
           .invalidArgument,
-          "options_json: unknown option \"\(key)\" at $.\(key); expected one of: \(Self.keys.joined(separator: ", "))")
+          "options_json: unknown option \(WireMessage.quoted(key)) at \(WireMessage.path([key]))"
+            + "\(WireMessage.didYouMean(key, among: Self.keys)); expected one of: \(Self.keys.joined(separator: ", "))")
       }
     }
   }
@@ -180,17 +196,39 @@ struct StoreOptions: Sendable {
       throw FFIError(.state, "initial_state: \(error.message)")
     }
   }
+
+  /// Frees `initial_state` without recursion (it may be nested up to the parser's limit).
+  mutating func release() {
+    initialState?.releaseIteratively()
+    initialState = nil
+  }
 }
 
-/// `overlay` over `base`: object keys merge recursively; anything else replaces.
+/// `overlay` over `base`: object keys merge recursively; anything else replaces. Linear in
+/// the number of keys (large objects are merged through a hash index of `base`'s keys);
+/// recursion follows `base`, the encoded default state, so its depth is the state type's.
 func merge(_ base: JSONValue, _ overlay: JSONValue) -> JSONValue {
   guard case var .object(members) = base, case let .object(overlayMembers) = overlay else {
     return overlay
   }
+  if members.count * overlayMembers.count <= 64 {
+    for (key, value) in overlayMembers {
+      if let index = members.lastIndex(where: { $0.key == key }) {
+        members[index].value = merge(members[index].value, value)
+      } else {
+        members.append((key: key, value: value))
+      }
+    }
+    return .object(members)
+  }
+  var index: [String: Int] = [:]
+  index.reserveCapacity(members.count + overlayMembers.count)
+  for (i, member) in members.enumerated() { index[member.key] = i }  // the last wins, as in lookups
   for (key, value) in overlayMembers {
-    if let index = members.lastIndex(where: { $0.key == key }) {
-      members[index].value = merge(members[index].value, value)
+    if let i = index[key] {
+      members[i].value = merge(members[i].value, value)
     } else {
+      index[key] = members.count
       members.append((key: key, value: value))
     }
   }

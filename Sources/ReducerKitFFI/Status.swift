@@ -50,7 +50,7 @@ struct FFIError: Error, Sendable {
   @usableFromInline init(_ error: WireError, otherwise: RKStatus, context: String?) {
     let message = context.map { "\($0): \(error.message)" } ?? error.message
     switch error.kind {
-    case .syntax, .invalidUTF8, .tooDeep:
+    case .syntax, .invalidUTF8, .tooDeep, .duplicateKey:
       self.init(.json, message)
     default:
       self.init(otherwise, message)

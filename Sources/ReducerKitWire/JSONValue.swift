@@ -22,7 +22,8 @@ public enum JSONValue: Sendable, Equatable {
   case number(String)
   case string(String)
   case array([JSONValue])
-  /// Members in document order. Duplicate keys are kept; lookups use the last one.
+  /// Members in document order. `parseJSON` never produces duplicate keys; in values built
+  /// otherwise, lookups use the last one.
   case object([(key: String, value: JSONValue)])
 
   public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
@@ -55,6 +56,41 @@ extension JSONValue {
   public subscript(index: Int) -> JSONValue? {
     guard case .array(let elements) = self, elements.indices.contains(index) else { return nil }
     return elements[index]
+  }
+}
+
+// MARK: - Releasing deep values
+
+extension JSONValue {
+  /// Sets this value to `null`, freeing its arrays and objects one at a time rather than by
+  /// recursive release (which needs stack space for every level of nesting). Parts shared
+  /// with other values stay intact.
+  public mutating func releaseIteratively() {
+    _dismantle()
+  }
+
+  mutating func _dismantle() {
+    switch self {
+    case .array, .object: break
+    default: return
+    }
+    var pending: [JSONValue] = []
+    pending.append(self)
+    self = .null
+    while var value = pending.popLast() {
+      switch value {
+      case .array(var elements):
+        value = .null  // `elements` is now the only reference this function holds
+        pending.append(contentsOf: elements)
+        elements = []  // children survive: `pending` holds them
+      case .object(var members):
+        value = .null
+        for member in members { pending.append(member.value) }
+        members = []
+      default:
+        break
+      }
+    }
   }
 }
 

@@ -5,14 +5,23 @@
 /// try decoder.decode(Action.self, from: #""increment""#)          // .increment
 /// try decoder.decode(Action.self, from: #"{"setCount": 5}"#)      // .setCount(5)
 /// try decoder.decode(Action.self, from: #""incremnt""#)
-/// // throws: unknown action "incremnt" at $; expected one of: increment, setCount(Int), …
+/// // throws: unknown action "incremnt" at $ (did you mean "increment"?);
+/// //         expected one of: "increment", {"setCount": <int>}, …
 /// ```
 ///
-/// Accepts every form `WireEncoder` writes, plus Swift's synthesized forms for enum cases
-/// (`{"increment":{}}`, `{"increment":null}`, `{"setCount":{"_0":5}}`). Integers are strict:
-/// `1.5`, `1e400` or `300` (for `Int8`) do not decode as integers. Every error is a
-/// `WireError` naming the JSON path and what was expected; errors thrown by custom
-/// `init(from:)` code are converted too.
+/// Accepts every form `WireEncoder` writes, plus `{"increment":{}}` and `{"increment":null}`
+/// for a case without values; not Swift's other synthesized forms (`{"setCount":{"_0":5}}`).
+/// Strict, so host bugs surface: an object key the type does not know (for keyed containers
+/// whose keys are a `CodingKey` enum, such as synthesized `CodingKeys`) is a
+/// `.unknownKey` error, and so is a key beside an enum case (`{"increment":{},"x":1}`); an
+/// array payload must have exactly the case's values; a key given twice is a
+/// `.duplicateKey` error. Integers are strict: `1.5`, `1e400` or `300` (for `Int8`) do not
+/// decode as integers. Every error is a `WireError` naming the JSON path and what was
+/// expected; errors thrown by custom `init(from:)` code are converted too. What it accepts is
+/// what `jsonSchema(for:)` describes.
+///
+/// A custom `init(from:)` that reads one object through two different `CodingKey` enums
+/// sees the keys of each rejected by the other; give it one key type.
 public struct WireDecoder: Sendable {
   /// The noun for an enum value at the root in messages, e.g. `"action"` gives
   /// `unknown action "x" at $`. Nested enum values always say `case`.
@@ -32,17 +41,25 @@ public struct WireDecoder: Sendable {
   public func decode<T: Decodable>(_ type: T.Type, from bytes: UnsafeRawBufferPointer)
     throws(WireError) -> T
   {
-    try decode(type, from: try parseJSON(bytes, maxDepth: maxDepth))
+    var (value, depth) = try _parseJSON(bytes, maxDepth: maxDepth)
+    // Deep input is freed iteratively, so no depth up to the limit can exhaust a small stack.
+    defer { if depth > _dismantleDepth { value._dismantle() } }
+    return try decode(type, from: value)
   }
 
   /// Decodes a `T` from UTF-8 JSON text.
   public func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws(WireError) -> T {
-    try decode(type, from: try parseJSON(bytes, maxDepth: maxDepth))
+    try bytes.withUnsafeBytes { raw in
+      Result { () throws(WireError) in try decode(type, from: raw) }
+    }.get()
   }
 
   /// Decodes a `T` from JSON text.
   public func decode<T: Decodable>(_ type: T.Type, from text: String) throws(WireError) -> T {
-    try decode(type, from: try parseJSON(text, maxDepth: maxDepth))
+    var text = text
+    return try text.withUTF8 { utf8 in
+      Result { () throws(WireError) in try decode(type, from: UnsafeRawBufferPointer(utf8)) }
+    }.get()
   }
 
   /// Decodes a `T` from a parsed JSON value.

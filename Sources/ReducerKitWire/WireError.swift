@@ -3,11 +3,15 @@
 /// `description` is a complete sentence naming where and what went wrong:
 ///
 /// ```
-/// unknown action "incremnt" at $; expected one of: increment, decrement, setCount(Int)
+/// unknown action "incremnt" at $ (did you mean "increment"?); expected one of: "increment", "decrement", {"setCount": <int>}
 /// expected Int at $.setCount, found string "x"
 /// missing key "title" at $.addTodo
+/// unknown key "titel" at $.addTodo.titel (did you mean "title"?); expected keys at $.addTodo: "title"
+/// duplicate key "title" at $.addTodo.title (line 1, column 28, byte offset 27)
 /// expected ',' or '}' after object member at $.todos[3] (line 1, column 50, byte offset 49), found 'x'
 /// ```
+///
+/// Input quoted in a message is JSON-escaped and cut after 64 characters.
 public struct WireError: Error, CustomStringConvertible, Sendable, Equatable {
   /// What kind of problem this is.
   public enum Kind: String, Sendable, Equatable, CaseIterable {
@@ -17,6 +21,10 @@ public struct WireError: Error, CustomStringConvertible, Sendable, Equatable {
     case invalidUTF8
     /// Arrays and objects are nested deeper than the limit.
     case tooDeep
+    /// An object has the same key twice.
+    case duplicateKey
+    /// An object has a key the type does not know (a typo, or a field of another version).
+    case unknownKey
     /// A value has the wrong JSON type (or a number is out of range for the Swift type).
     case typeMismatch
     /// An enum value names no case of the enum.
@@ -40,7 +48,9 @@ public struct WireError: Error, CustomStringConvertible, Sendable, Equatable {
   public let line: Int?
   /// For input errors found while parsing: 1-based column (in characters) of `offset`.
   public let column: Int?
-  /// For `.unknownCase`: the valid cases (e.g. `["increment", "setCount(Int)"]`), when known.
+  /// For `.unknownCase`: the valid cases in wire form (e.g. `["\"increment\"",
+  /// "{\"setCount\": <int>}"]`, see `caseSignatures(of:)`), when known. For `.unknownKey`: the
+  /// keys the object may have.
   public let expected: [String]
 
   public var description: String { message }

@@ -19,26 +19,26 @@ import ReducerKitWire
     let error = try #require(failure(CounterAction.self, #""incremnt""#))
     #expect(
       error.description
-        == #"unknown action "incremnt" at $; expected one of: increment, decrement, setCount(Int), addTodo(title: String), move(Int, Int)"#
+        == #"unknown action "incremnt" at $ (did you mean "increment"?)"# + counterList
     )
     #expect(error.kind == .unknownCase)
     #expect(error.path == "$")
     #expect(error.expected == counterCases)
     #expect(
       failure(CounterAction.self, #"{"setCont":1}"#)?.description
-        == #"unknown action "setCont" at $; expected one of: increment, decrement, setCount(Int), addTodo(title: String), move(Int, Int)"#
+        == #"unknown action "setCont" at $ (did you mean "setCount"?)"# + counterList
     )
   }
 
   @Test func rootNounIsConfigurable() throws {
     #expect(
       failure(CounterAction.self, #""x""#, decoder: WireDecoder())?.description
-        == #"unknown case "x" at $; expected one of: increment, decrement, setCount(Int), addTodo(title: String), move(Int, Int)"#
+        == #"unknown case "x" at $"# + counterList
     )
   }
 
   @Test func wrongNumberOfKeysOrWrongShape() throws {
-    let list = "; expected one of: " + counterCases.joined(separator: ", ")
+    let list = counterList
     #expect(failure(CounterAction.self, "{}")?.description == "expected an action at $, found empty object" + list)
     #expect(
       failure(CounterAction.self, #"{"increment":{},"decrement":{}}"#)?.description
@@ -54,25 +54,25 @@ import ReducerKitWire
   @Test func nestedUnknownCases() throws {
     #expect(
       failure(TodosAction.self, #"{"todos":{"element":{"id":7,"action":"toggel"}}}"#)?.description
-        == #"unknown case "toggel" at $.todos.element.action; expected one of: toggle, setTitle(String), setNote(String?)"#
+        == #"unknown case "toggel" at $.todos.element.action (did you mean "toggle"?); expected one of: "toggle", {"setTitle": <string>}, {"setNote": <string|null>}"#
     )
     #expect(
       failure(TodosAction.self, #"{"todos":{"elem":{}}}"#)?.description
-        == #"unknown case "elem" at $.todos; expected one of: element(id: Int, action: Action)"#)
+        == #"unknown case "elem" at $.todos; expected one of: {"element": {"id": <int>, "action": <Action>}}"#)
     let raw = try #require(failure(TodosAction.self, #"{"setFilter":"done"}"#))
-    #expect(raw.description == #"unknown case "done" at $.setFilter; expected one of: all, active, completed"#)
+    #expect(raw.description == #"unknown case "done" at $.setFilter; expected one of: "all", "active", "completed""#)
     #expect(raw.kind == .unknownCase)
     #expect(
       failure(TodosState.self, #"{"todos":[],"filter":"none","nextID":1}"#)?.description
-        == #"unknown case "none" at $.filter; expected one of: all, active, completed"#)
+        == #"unknown case "none" at $.filter; expected one of: "all", "active", "completed""#)
     #expect(
       failure(Priority.self, "3")?.description == "unknown action 3 at $; expected one of: 1, 2")
     #expect(
       failure(TodosAction.self, #"{"setFilter":5}"#)?.description
-        == "expected a case at $.setFilter, found number 5; expected one of: all, active, completed")
+        == "expected a case at $.setFilter, found number 5; expected one of: \"all\", \"active\", \"completed\"")
     #expect(
       failure(TodosState.self, #"{"todos":[],"filter":null,"nextID":1}"#)?.description
-        == "expected a case at $.filter, found null; expected one of: all, active, completed")
+        == "expected a case at $.filter, found null; expected one of: \"all\", \"active\", \"completed\"")
   }
 
   @Test func wrongPayloadType() throws {
@@ -80,8 +80,9 @@ import ReducerKitWire
     #expect(error.description == #"expected Int at $.setCount, found string "x""#)
     #expect(error.kind == .typeMismatch)
     #expect(error.path == "$.setCount")
+    // Swift's synthesized `_0` form is not part of the wire format.
     #expect(failure(CounterAction.self, #"{"setCount":{"_0":true}}"#)?.description
-      == "expected Int at $.setCount._0, found boolean true")
+      == "expected Int at $.setCount, found object")
     #expect(failure(CounterAction.self, #"{"move":[0,"a"]}"#)?.description
       == #"expected Int at $.move[1], found string "a""#)
     #expect(failure(CounterAction.self, #"{"addTodo":"Milk"}"#)?.description
@@ -123,7 +124,7 @@ import ReducerKitWire
     #expect(failure([Int].self, #"{"a":1}"#)?.description == "expected [Int] (array) at $, found object")
     let long = String(repeating: "x", count: 100)
     #expect(failure(Int.self, "\"\(long)\"")?.description
-      == "expected Int at $, found string \"\(String(repeating: "x", count: 40))…\"")
+      == "expected Int at $, found string \"\(String(repeating: "x", count: 40))\"…(100 bytes)")
   }
 
   @Test func pathsQuoteUnusualKeys() throws {

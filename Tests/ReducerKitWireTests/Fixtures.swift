@@ -86,5 +86,7 @@ struct Numbers: Codable, Equatable, Sendable {
 }
 
 let counterCases = [
-  "increment", "decrement", "setCount(Int)", "addTodo(title: String)", "move(Int, Int)",
+  #""increment""#, #""decrement""#, #"{"setCount": <int>}"#, #"{"addTodo": {"title": <string>}}"#,
+  #"{"move": [<int>, <int>]}"#,
 ]
+let counterList = #"; expected one of: "increment", "decrement", {"setCount": <int>}, {"addTodo": {"title": <string>}}, {"move": [<int>, <int>]}"#

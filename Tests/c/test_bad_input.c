@@ -252,9 +252,10 @@ static void test_malformed_json(target *t) {
 static void test_not_an_action(target *counter, target *todos, target *search) {
     TEST("unknown actions");
     BAD_ACTION(*counter, "\"incremnt\"", RK_ERR_ACTION,
-               "unknown action \"incremnt\" at $; expected one of:");
+               "unknown action \"incremnt\" at $ (did you mean \"increment\"?); expected one of:");
+    /* the expected actions in the wire form a host types */
     BAD(*counter, rk_store_send(counter->store, "\"incremnt\""), RK_ERR_ACTION,
-        "increment, decrement, setCount(Int)");
+        "\"increment\", \"decrement\", {\"setCount\": <int>}");
     BAD_ACTION(*counter, "\"Increment\"", RK_ERR_ACTION, "unknown action \"Increment\" at $");
     BAD_ACTION(*counter, "\"\"", RK_ERR_ACTION, "at $");
     BAD_ACTION(*counter, "{\"incremnt\":{}}", RK_ERR_ACTION, "\"incremnt\"");
@@ -269,7 +270,16 @@ static void test_not_an_action(target *counter, target *todos, target *search) {
     BAD_ACTION(*counter, "[\"increment\"]", RK_ERR_ACTION, "at $");
     BAD_ACTION(*counter, "{}", RK_ERR_ACTION, "at $");
     BAD_ACTION(*counter, "{\"increment\":{},\"decrement\":{}}", RK_ERR_ACTION, "at $");
-    BAD_ACTION(*counter, "{\"setCount\":5,\"setCount\":6}", RK_ERR_ACTION, "at $");
+    BAD_ACTION(*counter, "{\"setCount\":5,\"setCount\":6}", RK_ERR_JSON,
+               "duplicate key \"setCount\" at $.setCount");
+    /* keys beside the action, and unknown payload keys, are errors, not dropped */
+    BAD_ACTION(*counter, "{\"increment\":{},\"x\":1}", RK_ERR_ACTION,
+               "unknown key \"x\" at $.x beside action \"increment\"");
+    BAD_ACTION(*todos, "{\"addTodo\":{\"title\":\"a\",\"titel\":\"b\"}}", RK_ERR_ACTION,
+               "unknown key \"titel\" at $.addTodo.titel (did you mean \"title\"?); "
+               "expected keys at $.addTodo: \"title\"");
+    BAD_ACTION(*todos, "{\"addTodo\":{\"title\":\"a\",\"title\":\"b\"}}", RK_ERR_JSON,
+               "duplicate key \"title\" at $.addTodo.title");
 
     TEST("wrong payload types");
     BAD_ACTION(*counter, "{\"setCount\":\"x\"}", RK_ERR_ACTION, "$.setCount");
@@ -308,7 +318,7 @@ static void test_not_an_action(target *counter, target *todos, target *search) {
     BAD_ACTION(*todos, "{\"delete\":{\"id\":[1]}}", RK_ERR_ACTION, "$.delete.id");
     BAD_ACTION(*todos, "{\"setFilter\":\"bogus\"}", RK_ERR_ACTION, "$.setFilter");
     BAD(*todos, rk_store_send(todos->store, "{\"setFilter\":\"bogus\"}"), RK_ERR_ACTION,
-        "all, active, completed");
+        "\"all\", \"active\", \"completed\"");
     BAD_ACTION(*todos, "{\"setFilter\":\"All\"}", RK_ERR_ACTION, "$.setFilter");
     BAD_ACTION(*todos, "{\"setFilter\":1}", RK_ERR_ACTION, "$.setFilter");
     BAD_ACTION(*todos, "{\"clearCompleted\":1}", RK_ERR_ACTION, "$.clearCompleted");
@@ -337,7 +347,8 @@ static void test_create_errors(target *t) {
     BAD_CREATE(*t, "nope", NULL, RK_ERR_UNKNOWN_FEATURE, "counter");
     BAD_CREATE(*t, "nope", NULL, RK_ERR_UNKNOWN_FEATURE, "todos");
     BAD_CREATE(*t, "nope", NULL, RK_ERR_UNKNOWN_FEATURE, "search");
-    BAD_CREATE(*t, "", NULL, RK_ERR_UNKNOWN_FEATURE, "counter, todos, search");
+    BAD_CREATE(*t, "", NULL, RK_ERR_UNKNOWN_FEATURE, "\"counter\", \"todos\", \"search\"");
+    BAD_CREATE(*t, "countr", NULL, RK_ERR_UNKNOWN_FEATURE, "(did you mean \"counter\"?)");
     BAD_CREATE(*t, "Counter", NULL, RK_ERR_UNKNOWN_FEATURE, "\"Counter\"");
     BAD_CREATE(*t, "counter ", NULL, RK_ERR_UNKNOWN_FEATURE, "expected one of");
     BAD_CREATE(*t, "\xff\xfe", NULL, RK_ERR_UNKNOWN_FEATURE, "expected one of");
@@ -372,6 +383,16 @@ static void test_create_errors(target *t) {
     BAD_CREATE(*t, "search", "{\"initial_state\":{\"results\":[\"a\",1]}}", RK_ERR_STATE,
                "$.results[1]");
     BAD_CREATE(*t, "search", "{\"initial_state\":{\"query\":false}}", RK_ERR_STATE, "$.query");
+    /* unknown keys at any depth, and duplicate keys, are errors */
+    BAD_CREATE(*t, "counter", "{\"initial_state\":{\"cnt\":3}}", RK_ERR_STATE,
+               "unknown key \"cnt\" at $.cnt (did you mean \"count\"?)");
+    BAD_CREATE(*t, "todos", "{\"initial_state\":{\"todos\":[{\"id\":1,\"title\":\"a\","
+                            "\"isComplete\":false,\"done\":true}]}}",
+               RK_ERR_STATE, "unknown key \"done\" at $.todos[0].done");
+    BAD_CREATE(*t, "counter", "{\"initial_state\":{\"count\":1,\"count\":2}}", RK_ERR_JSON,
+               "duplicate key \"count\" at $.initial_state.count");
+    BAD_CREATE(*t, "counter", "{\"clock\":\"test\",\"clock\":\"live\"}", RK_ERR_JSON,
+               "duplicate key \"clock\" at $.clock");
     /* the message says it is about initial_state */
     BAD_CREATE(*t, "counter", "{\"initial_state\":{\"count\":\"x\"}}", RK_ERR_STATE,
                "initial_state");
@@ -495,6 +516,25 @@ static void test_big(target *t) {
     BAD(*t, rk_store_send(t->store, big), RK_ERR_ACTION, "unknown action");
     CHECK_MSG(strlen(rk_last_error()) < 4096, "a %lu-byte error message",
               (unsigned long)strlen(rk_last_error()));
+    CHECK_CONTAINS(rk_last_error(), "\xe2\x80\xa6(10485758 bytes)");
+    /* a 10 MB feature name with newlines and control characters: quoted bounded, escaped */
+    memset(big, 'f', n);
+    big[1] = '\n';
+    big[2] = '\x01';
+    big[n - 1] = '\0';
+    {
+        rk_store *out = NULL;
+        const char *message;
+        BAD(*t, rk_store_create(big, NULL, &out), RK_ERR_UNKNOWN_FEATURE, "unknown feature \"f\\n\\u0001fff");
+        message = rk_last_error();
+        CHECK_MSG(strlen(message) < 512, "a %lu-byte error message", (unsigned long)strlen(message));
+        CHECK(strchr(message, '\n') == NULL && strchr(message, '\x01') == NULL);
+        CHECK_CONTAINS(message, "\xe2\x80\xa6(10485759 bytes); expected one of:");
+        CHECK(out == NULL);
+    }
+    big[0] = '"';
+    memset(big + 1, 'x', n - 2);
+    big[n - 1] = '"';
     for (i = 0; i < n; i++) { /* 10 MB of pseudo-random bytes, NULs included */
         x = x * 1103515245u + 12345u;
         big[i] = (char)(x >> 24);

@@ -119,6 +119,42 @@ static int op_toggle_todo(long n) {
     return bad;
 }
 
+/* rk_store_create with a large initial_state: 1,000 todos (accepted), and 100,000 keys the
+ * state does not have (rejected after the merge over the default state, which is linear). */
+static char *todos_options;
+static char *many_keys_options;
+
+static int op_create_todos(long n) {
+    long i;
+    int bad = 0;
+    for (i = 0; i < n; i++) {
+        rk_store *s = NULL;
+        bad |= (int)rk_store_create("todos", todos_options, &s);
+        rk_store_destroy(s);
+    }
+    return bad;
+}
+
+static int op_create_many_keys(long n) {
+    long i;
+    int bad = 0;
+    for (i = 0; i < n; i++) {
+        rk_store *s = NULL;
+        bad |= rk_store_create("counter", many_keys_options, &s) != RK_ERR_STATE;
+    }
+    return bad;
+}
+
+static char *make_many_keys_options(int keys) {
+    size_t cap = 64 + (size_t)keys * 24, at = 0;
+    char *options = (char *)malloc(cap);
+    int i;
+    at += (size_t)snprintf(options + at, cap - at, "{\"initial_state\":{\"count\":1");
+    for (i = 0; i < keys; i++) at += (size_t)snprintf(options + at, cap - at, ",\"k%d\":%d", i, i);
+    snprintf(options + at, cap - at, "}}");
+    return options;
+}
+
 typedef struct bench {
     const char *name;
     int (*op)(long n);
@@ -147,15 +183,13 @@ static long calibrate(const bench *b, double budget_ns) {
     }
 }
 
-static rk_store *make_todos(void) {
+static char *make_todos_options(void) {
     /* {"initial_state": {"todos": [{"id": 1, "title": "Todo #1", "isComplete": false}, ...],
      *  "nextID": 1001}} */
     size_t cap = 64 + (size_t)TODOS * 80;
     char *options = (char *)malloc(cap);
     size_t at = 0;
     int i;
-    rk_store *store = NULL;
-    rk_status st;
     at += (size_t)snprintf(options + at, cap - at, "{\"initial_state\":{\"todos\":[");
     for (i = 1; i <= TODOS; i++) {
         at += (size_t)snprintf(options + at, cap - at,
@@ -163,8 +197,12 @@ static rk_store *make_todos(void) {
                                i > 1 ? "," : "", i, i, i % 3 == 0 ? "true" : "false");
     }
     snprintf(options + at, cap - at, "],\"nextID\":%d}}", TODOS + 1);
-    st = rk_store_create("todos", options, &store);
-    free(options);
+    return options;
+}
+
+static rk_store *make_todos(void) {
+    rk_store *store = NULL;
+    rk_status st = rk_store_create("todos", todos_options, &store);
     if (st != RK_OK) die("creating the todos store", st);
     return store;
 }
@@ -180,6 +218,9 @@ int main(int argc, char **argv) {
         {"rk_store_send({\"toggle\":{\"id\":500}}), 1,000 todos", op_toggle_todo, 0, ""},
         {"send toggle + rk_store_state + rk_free, 1,000 todos", op_toggle_and_state, 150000,
          "<= 150000 (the read)"},
+        {"rk_store_create + destroy, initial_state of 1,000 todos", op_create_todos, 0, ""},
+        {"rk_store_create, initial_state of 100,000 unknown keys", op_create_many_keys, 0,
+         "(rejected)"},
     };
     size_t nb = sizeof benches / sizeof benches[0], i;
     int reps = argc > 1 ? atoi(argv[1]) : 11;
@@ -198,6 +239,8 @@ int main(int argc, char **argv) {
     }
     st = rk_store_create("counter", NULL, &counter);
     if (st != RK_OK) die("creating the counter store", st);
+    todos_options = make_todos_options();
+    many_keys_options = make_many_keys_options(100000);
     todos = make_todos();
     if ((st = rk_store_state(counter, &json, &counter_len)) != RK_OK) die("counter state", st);
     rk_free(json);
@@ -234,5 +277,7 @@ int main(int argc, char **argv) {
     free(samples);
     rk_store_destroy(counter);
     rk_store_destroy(todos);
+    free(todos_options);
+    free(many_keys_options);
     return 0;
 }

@@ -314,21 +314,3 @@ private func _decimalDigits(_ value: UInt64) -> Int {
   }
   return digits
 }
-
-/// `"text"` with JSON escapes, cut to about `limit` characters.
-func _quoted(_ text: String, limit: Int = 80) -> String {
-  var buffer = _ByteBuffer(capacity: 32)
-  buffer.appendJSONString(_truncated(text, to: limit))
-  return buffer.makeString()
-}
-
-func _truncated(_ text: String, to limit: Int) -> String {
-  var count = 0
-  var end = text.startIndex
-  while end < text.endIndex {
-    if count == limit { return String(text[..<end]) + "…" }
-    end = text.index(after: end)
-    count += 1
-  }
-  return text
-}

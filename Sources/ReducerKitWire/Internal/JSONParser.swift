@@ -1,5 +1,6 @@
-// The recursive-descent JSON parser behind `parseJSON`: strict RFC 8259 grammar, strict
-// UTF-8, a depth limit, 8-bytes-at-a-time string scanning, exact integers.
+// The JSON parser behind `parseJSON`: strict RFC 8259 grammar, strict UTF-8, no duplicate
+// object keys, a depth limit, 8-bytes-at-a-time string scanning, exact integers. Iterative:
+// open containers live in a heap array, so parsing uses the same stack at any depth.
 
 struct _ParseFailure: Error {
   var kind: WireError.Kind
@@ -50,26 +51,185 @@ struct _Parser {
     }
   }
 
-  mutating func parseDocument() throws(_ParseFailure) -> JSONValue {
-    if end >= 3, byte(0) == 0xEF, byte(1) == 0xBB, byte(2) == 0xBF { i = 3 }
-    let value = try parseValue(depth: 0)
-    skipWhitespace()
-    if i < end {
-      throw unexpected(at: i, expected: "end of input after the JSON value")
+  /// One open array or object while parsing (the parser keeps these on the heap, not the
+  /// call stack, so any depth up to the limit parses on a thread with a small stack).
+  struct Frame {
+    var isObject: Bool
+    var elements: [JSONValue] = []
+    var members: [(key: String, value: JSONValue)] = []
+    /// The key whose value is being parsed (objects).
+    var key = ""
+    /// Whether a child value is being parsed (its key or index is part of error paths).
+    var inChild = false
+    /// The keys seen so far, once the object is large enough for a hash set.
+    var keySet: Set<String>? = nil
+
+    var pathComponent: _JSONPathComponent? {
+      guard inChild else { return nil }
+      return isObject ? .key(key) : .index(elements.count)
     }
-    return value
   }
 
-  mutating func parseValue(depth: Int) throws(_ParseFailure) -> JSONValue {
+  /// The deepest nesting seen so far.
+  var deepest = 0
+  /// The open containers, outermost first.
+  var frames: [Frame] = []
+
+  mutating func parseDocument() throws(_ParseFailure) -> JSONValue {
+    if end >= 3, byte(0) == 0xEF, byte(1) == 0xBB, byte(2) == 0xBF { i = 3 }
+    do throws(_ParseFailure) {
+      var value = try parseValues()
+      skipWhitespace()
+      if i < end {
+        if deepest > _dismantleDepth { value._dismantle() }
+        throw unexpected(at: i, expected: "end of input after the JSON value")
+      }
+      return value
+    } catch {
+      var failure = error
+      failure.reversedPath = frames.reversed().compactMap(\.pathComponent)
+      // Free what was built so far without recursion.
+      for k in frames.indices {
+        var elements = JSONValue.array(frames[k].elements)
+        frames[k].elements = []
+        var members = JSONValue.object(frames[k].members)
+        frames[k].members = []
+        elements._dismantle()
+        members._dismantle()
+      }
+      frames = []
+      throw failure
+    }
+  }
+
+  /// Parses one value (with everything nested in it) iteratively.
+  mutating func parseValues() throws(_ParseFailure) -> JSONValue {
+    while true {
+      // Parse the start of a value.
+      var value: JSONValue
+      skipWhitespace()
+      guard i < end else { throw unexpected(at: i, expected: "a JSON value") }
+      switch byte(i) {
+      case UInt8(ascii: "{"):
+        guard frames.count < maxDepth else { throw tooDeep(at: i) }
+        i += 1
+        skipWhitespace()
+        if i < end, byte(i) == UInt8(ascii: "}") {
+          i += 1
+          value = .object([])
+        } else {
+          frames.append(Frame(isObject: true))
+          deepest = max(deepest, frames.count)
+          try parseKey(first: true)
+          continue
+        }
+      case UInt8(ascii: "["):
+        guard frames.count < maxDepth else { throw tooDeep(at: i) }
+        i += 1
+        skipWhitespace()
+        if i < end, byte(i) == UInt8(ascii: "]") {
+          i += 1
+          value = .array([])
+        } else {
+          frames.append(Frame(isObject: false, inChild: true))
+          deepest = max(deepest, frames.count)
+          continue
+        }
+      default:
+        value = try parseScalar()
+      }
+      // A value is complete: add it to its container, closing containers that end here.
+      while true {
+        let top = frames.count - 1
+        guard top >= 0 else { return value }
+        frames[top].inChild = false
+        if frames[top].isObject {
+          frames[top].members.append((key: frames[top].key, value: value))
+          skipWhitespace()
+          guard i < end else { throw unexpected(at: i, expected: "',' or '}' after object member") }
+          switch byte(i) {
+          case UInt8(ascii: ","):
+            i += 1
+            skipWhitespace()
+            try parseKey(first: false)
+          case UInt8(ascii: "}"):
+            i += 1
+            value = .object(frames.removeLast().members)
+            continue
+          default:
+            throw unexpected(at: i, expected: "',' or '}' after object member")
+          }
+        } else {
+          frames[top].elements.append(value)
+          skipWhitespace()
+          guard i < end else { throw unexpected(at: i, expected: "',' or ']' after array element") }
+          switch byte(i) {
+          case UInt8(ascii: ","):
+            i += 1
+            skipWhitespace()
+            frames[top].inChild = true
+            if i < end, byte(i) == UInt8(ascii: "]") {
+              var failure = unexpected(at: i, expected: "a value after ','")
+              failure.detail = "trailing commas are not allowed"
+              throw failure
+            }
+          case UInt8(ascii: "]"):
+            i += 1
+            value = .array(frames.removeLast().elements)
+            continue
+          default:
+            throw unexpected(at: i, expected: "',' or ']' after array element")
+          }
+        }
+        break
+      }
+    }
+  }
+
+  /// Reads `"key":` of the innermost (object) frame, rejecting a key it already has.
+  mutating func parseKey(first: Bool) throws(_ParseFailure) {
+    let top = frames.count - 1
+    guard i < end, byte(i) == _asciiQuote else {
+      var failure = unexpected(at: i, expected: "'\"' to begin an object key")
+      if !first, i < end, byte(i) == UInt8(ascii: "}") {
+        failure.detail = "trailing commas are not allowed"
+      }
+      throw failure
+    }
+    let keyStart = i
+    let key = try parseString()
+    frames[top].key = key
+    frames[top].inChild = true
+    if isDuplicate(key, in: top) {
+      throw _ParseFailure(
+        kind: .duplicateKey, offset: keyStart, message: "duplicate key \(_quoted(key))")
+    }
     skipWhitespace()
-    guard i < end else { throw unexpected(at: i, expected: "a JSON value") }
+    guard i < end, byte(i) == UInt8(ascii: ":") else {
+      throw unexpected(at: i, expected: "':' after object key")
+    }
+    i += 1
+  }
+
+  /// Whether the object at `frame` already has `key` (linear for small objects, hashed after).
+  mutating func isDuplicate(_ key: String, in frame: Int) -> Bool {
+    let count = frames[frame].members.count
+    if count < 16 {
+      for member in frames[frame].members where member.key == key { return true }
+      return false
+    }
+    if frames[frame].keySet == nil {
+      var set = Set<String>(minimumCapacity: count * 2)
+      for member in frames[frame].members { set.insert(member.key) }
+      frames[frame].keySet = set
+    }
+    return !frames[frame].keySet!.insert(key).inserted
+  }
+
+  mutating func parseScalar() throws(_ParseFailure) -> JSONValue {
     switch byte(i) {
     case _asciiQuote:
       return .string(try parseString())
-    case UInt8(ascii: "{"):
-      return try parseObject(depth: depth + 1)
-    case UInt8(ascii: "["):
-      return try parseArray(depth: depth + 1)
     case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
       return try parseNumber()
     case UInt8(ascii: "t"):
@@ -119,92 +279,6 @@ struct _Parser {
       throw unexpected(at: k, expected: "'\(literal)'")
     }
     i += n
-  }
-
-  mutating func parseArray(depth: Int) throws(_ParseFailure) -> JSONValue {
-    guard depth <= maxDepth else { throw tooDeep(at: i) }
-    i += 1
-    skipWhitespace()
-    if i < end, byte(i) == UInt8(ascii: "]") {
-      i += 1
-      return .array([])
-    }
-    var elements: [JSONValue] = []
-    while true {
-      do {
-        elements.append(try parseValue(depth: depth))
-      } catch {
-        var failure = error
-        failure.reversedPath.append(.index(elements.count))
-        throw failure
-      }
-      skipWhitespace()
-      guard i < end else { throw unexpected(at: i, expected: "',' or ']' after array element") }
-      switch byte(i) {
-      case UInt8(ascii: ","):
-        i += 1
-        skipWhitespace()
-        if i < end, byte(i) == UInt8(ascii: "]") {
-          var failure = unexpected(at: i, expected: "a value after ','")
-          failure.detail = "trailing commas are not allowed"
-          failure.reversedPath.append(.index(elements.count))
-          throw failure
-        }
-      case UInt8(ascii: "]"):
-        i += 1
-        return .array(elements)
-      default:
-        throw unexpected(at: i, expected: "',' or ']' after array element")
-      }
-    }
-  }
-
-  mutating func parseObject(depth: Int) throws(_ParseFailure) -> JSONValue {
-    guard depth <= maxDepth else { throw tooDeep(at: i) }
-    i += 1
-    skipWhitespace()
-    if i < end, byte(i) == UInt8(ascii: "}") {
-      i += 1
-      return .object([])
-    }
-    var members: [(key: String, value: JSONValue)] = []
-    members.reserveCapacity(4)
-    while true {
-      guard i < end, byte(i) == _asciiQuote else {
-        var failure = unexpected(at: i, expected: "'\"' to begin an object key")
-        if !members.isEmpty, i < end, byte(i) == UInt8(ascii: "}") {
-          failure.detail = "trailing commas are not allowed"
-        }
-        throw failure
-      }
-      let key = try parseString()
-      skipWhitespace()
-      guard i < end, byte(i) == UInt8(ascii: ":") else {
-        var failure = unexpected(at: i, expected: "':' after object key")
-        failure.reversedPath.append(.key(key))
-        throw failure
-      }
-      i += 1
-      do {
-        members.append((key: key, value: try parseValue(depth: depth)))
-      } catch {
-        var failure = error
-        failure.reversedPath.append(.key(key))
-        throw failure
-      }
-      skipWhitespace()
-      guard i < end else { throw unexpected(at: i, expected: "',' or '}' after object member") }
-      switch byte(i) {
-      case UInt8(ascii: ","):
-        i += 1
-        skipWhitespace()
-      case UInt8(ascii: "}"):
-        i += 1
-        return .object(members)
-      default:
-        throw unexpected(at: i, expected: "',' or '}' after object member")
-      }
-    }
   }
 
   // MARK: Strings

@@ -7,26 +7,44 @@ enum _JSONPathComponent: Sendable, Equatable {
   case index(Int)
 }
 
-/// Renders components as a JSONPath starting at `$`.
+/// Renders components as a JSONPath starting at `$`. Long keys are cut and control
+/// characters escaped; a path of more than 24 steps shows its first 8 and last 12 steps.
 func _renderJSONPath(_ components: some Sequence<_JSONPathComponent>) -> String {
   var out = "$"
-  for component in components {
+  let all = Array(components)
+  for (n, component) in all.enumerated() {
+    if all.count > 24 {
+      if n == 8 { out += "…(\(all.count - 20) more steps)…" }
+      if n >= 8, n < all.count - 12 { continue }
+    }
     switch component {
     case .index(let i):
       out += "[\(i)]"
     case .key(let key):
-      if _isPlainIdentifier(key) {
+      let long = key.utf8.count > _quoteLimit
+      if !long, _isPlainIdentifier(key) {
         out += "." + key
       } else {
         out += "['"
+        var count = 0
         for scalar in key.unicodeScalars {
+          if count == _quoteLimit { break }
+          count += 1
           switch scalar {
           case "'": out += "\\'"
           case "\\": out += "\\\\"
+          case "\n": out += "\\n"
+          case "\r": out += "\\r"
+          case "\t": out += "\\t"
+          case _ where scalar.value < 0x20 || scalar.value == 0x7F || (0x80..<0xA0).contains(scalar.value)
+            || scalar.value == 0x2028 || scalar.value == 0x2029:
+            let hex = String(scalar.value, radix: 16, uppercase: true)
+            out += "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
           default: out.unicodeScalars.append(scalar)
           }
         }
         out += "']"
+        if long { out += "…(\(key.utf8.count) bytes)" }
       }
     }
   }

@@ -94,6 +94,14 @@ func _isSinglePositionalKeys<K: CodingKey>(_ type: K.Type) -> Bool {
   return keys[0].stringValue == "_0"
 }
 
+/// Whether the keys of a payload-less `CodingKey` enum with `count` cases are exactly
+/// `_0`, `_1`, … (the keys of a case whose values are all unlabeled).
+func _allPositional<K: CodingKey>(_ type: K.Type, count: Int) -> Bool {
+  guard count > 0 else { return false }
+  for i in 0..<count where K(stringValue: "_\(i)") == nil { return false }
+  return true
+}
+
 private func _sameBits<T>(_ a: T, _ b: T) -> Bool {
   var a = a, b = b
   return withUnsafeBytes(of: &a) { pa in

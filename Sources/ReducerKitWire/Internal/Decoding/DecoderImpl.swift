@@ -26,6 +26,9 @@ final class _DecoderImpl: Decoder {
   @exclusivity(unchecked) var containersMade = 0
   let rootNoun: String
   let reuseBoxes = _canReuseKeyedDecodingBoxes
+  /// The calling thread's stack bound plus `_stackReserve`, once deep input asked (0: not yet;
+  /// 1: unknown, never checked).
+  @exclusivity(unchecked) var stackFloor: UInt = 0
 
   init(value: JSONValue, rootNoun: String, path entries: [_PathEntry]) {
     self.value = value
@@ -77,6 +80,7 @@ final class _DecoderImpl: Decoder {
     if T.self == JSONValue.self {
       return unsafeBitCast(value, to: T.self)
     }
+    if path.count >= _stackCheckDepth { try checkStack(T.self, base: base, nested: nested, key: key, style: style) }
     let savedValue = self.value
     let savedType = self.type
     let savedCount = path.count
@@ -107,6 +111,28 @@ final class _DecoderImpl: Decoder {
     }
   }
 
+  /// Fails with `.tooDeep` when decoding one more level could exhaust the thread's stack.
+  @inline(never)
+  func checkStack<T>(
+    _ type: T.Type, base: Int, nested: _NestedPath, key: (any CodingKey)?, style: _PathStyle
+  ) throws {
+    if stackFloor == 0 {
+      let bound = _stackLowerBound()
+      stackFloor = bound == 0 ? 1 : bound + _stackReserve
+    }
+    guard stackFloor > 1, _currentStackAddress() < stackFloor else { return }
+    var entries = path.entries(depth: base)
+    entries.append(contentsOf: nested.entries)
+    if let key { entries.append(_PathEntry(key: key, style: style)) }
+    let rendered = _renderPath(entries)
+    let wire = WireError(
+      kind: .tooDeep, path: rendered,
+      message: "\(_typeName(T.self)) values nested too deeply for the calling thread's stack at \(rendered) "
+        + "(\(path.count) levels); decode on a thread with a larger stack")
+    throw DecodingError.dataCorrupted(
+      .init(codingPath: entries.map(\.key), debugDescription: wire.message, underlyingError: wire))
+  }
+
   // MARK: Containers
 
   func container<Key: CodingKey>(keyedBy keyType: Key.Type) throws -> KeyedDecodingContainer<Key> {
@@ -114,6 +140,11 @@ final class _DecoderImpl: Decoder {
     let isEnum = _isEnumType(type)
     switch value {
     case .object(let members):
+      if isEnum {
+        if members.count > 1 { try checkEnumKeys(members, Key.self) }
+      } else {
+        try checkKeys(members, Key.self) { path.entries() }
+      }
       if members.count > _KeyedDecoder<Key>.indexThreshold {
         return KeyedDecodingContainer(
           _KeyedDecoder<Key>(impl: self, storage: .object(members), isEnum: isEnum, base: depth, nested: .none))
@@ -158,40 +189,101 @@ final class _DecoderImpl: Decoder {
     _SingleDecoder(impl: self, value: value, base: path.count)
   }
 
-  /// The storage of the nested container for an enum case's payload.
+  /// Rejects a key of `members` that `Key` does not know (struct fields, case payloads). Keys
+  /// of dictionaries and other open key types are all known.
+  @inline(__always)
+  func checkKeys<Key: CodingKey>(
+    _ members: [(key: String, value: JSONValue)], _ keyType: Key.Type, path makePath: () -> [_PathEntry]
+  ) throws {
+    for member in members where Key(stringValue: member.key) == nil {
+      throw unknownKey(member.key, Key.self, path: makePath())
+    }
+  }
+
+  /// An enum written as an object has one key, its case: reject keys beside it that name no
+  /// case (several known keys are left to `init(from:)`, which may expect them).
+  func checkEnumKeys<Key: CodingKey>(_ members: [(key: String, value: JSONValue)], _ keyType: Key.Type) throws {
+    let known = members.filter { Key(stringValue: $0.key) != nil }
+    guard !known.isEmpty, let unknown = members.first(where: { Key(stringValue: $0.key) == nil }) else { return }
+    guard known.count == 1 else { throw unknownKey(unknown.key, Key.self, path: path.entries()) }
+    let entries = path.entries()
+    let keyPath = _renderPath(entries + [_PathEntry(key: _StringKey(unknown.key), style: .key)])
+    let noun = currentNoun
+    let wire = WireError(
+      kind: .unknownKey, path: keyPath,
+      message: "unknown key \(_quoted(unknown.key)) at \(keyPath) beside \(noun) \(_quoted(known[0].key)); "
+        + "\(_article(noun)) \(noun) is a string or an object with exactly one key")
+    throw DecodingError.dataCorrupted(
+      .init(codingPath: entries.map(\.key), debugDescription: wire.message, underlyingError: wire))
+  }
+
+  /// The error for an object key `Key` does not know.
+  func unknownKey<Key: CodingKey>(_ name: String, _ keyType: Key.Type, path entries: [_PathEntry]) -> any Error {
+    let containerPath = _renderPath(entries)
+    let keyPath = _renderPath(entries + [_PathEntry(key: _StringKey(name), style: .key)])
+    let known = _codingKeyCases(of: Key.self)?.map(\.stringValue) ?? []
+    var message = "unknown key \(_quoted(name)) at \(keyPath)\(_didYouMean(name, among: known))"
+    if !known.isEmpty {
+      message += "; expected keys at \(containerPath): \(_listed(known.map { _quoted($0) }))"
+    }
+    let wire = WireError(kind: .unknownKey, path: keyPath, message: message, expected: known)
+    return DecodingError.dataCorrupted(
+      .init(codingPath: entries.map(\.key), debugDescription: wire.message, underlyingError: wire))
+  }
+
+  /// The storage of the nested container for an enum case's payload. `bare`: the case was
+  /// written as a bare string (`"setCount"`), so no value was given.
   func payloadStorage<NK: CodingKey>(
-    _ value: JSONValue, keys: NK.Type, caseName: String, path makePath: () -> [_PathEntry]
+    _ value: JSONValue, keys: NK.Type, caseName: String, bare: Bool, path makePath: () -> [_PathEntry]
   ) throws -> _KeyedStorage {
-    let storage: _KeyedStorage
-    var isEmpty = false
-    switch value {
-    case .null:
-      storage = .object([])
-      isEmpty = true
-    case .object(let members):
-      if members.isEmpty {
-        isEmpty = true
-        storage = .object([])
-      } else if _isSinglePositionalKeys(NK.self), !members.contains(where: { $0.key == "_0" }) {
-        storage = .payloadBare(value)
-      } else {
-        storage = .object(members)
+    let keyCount = _payloadlessCaseCount(NK.self)
+    if keyCount == 0 {
+      // A case without values: `{}` and `null` stand for none.
+      switch value {
+      case .null: return .object([])
+      case .object(let members) where members.isEmpty: return .object([])
+      default:
+        let path = makePath()
+        let rendered = _renderPath(path)
+        let wire = WireError(
+          kind: .typeMismatch, path: rendered,
+          message: "case \(_quoted(caseName)) takes no value at \(rendered), found \(value._foundDescription); write it as \(_quoted(caseName))")
+        throw DecodingError.typeMismatch(
+          NK.self, .init(codingPath: path.map(\.key), debugDescription: wire.message, underlyingError: wire))
       }
+    }
+    if bare { return .object([]) }  // lookups fail with "this case takes a value"
+    switch value {
+    case .object, .array, .null: break
+    default: return .payloadBare(value)  // a scalar: the case's single value (or a lookup error)
+    }
+    if keyCount == 1, NK(stringValue: "_0") != nil { return .payloadBare(value) }  // one unlabeled value
+    let positional = keyCount.flatMap { n in _allPositional(NK.self, count: n) ? n : nil }
+    switch value {
+    case .object(let members):
+      if let n = positional { throw payloadShapeMismatch(value, expected: "an array of \(n) values", path: makePath()) }
+      try checkKeys(members, NK.self, path: makePath)
+      return .object(members)
     case .array(let elements):
-      storage = _isSinglePositionalKeys(NK.self) ? .payloadBare(value) : .payloadArray(elements)
+      if let n = positional, elements.count > n {
+        throw payloadShapeMismatch(value, expected: "an array of \(n) values", path: makePath())
+      }
+      return .payloadArray(elements)
+    case .null where keyCount != nil:
+      throw payloadShapeMismatch(
+        value, expected: positional.map { "an array of \($0) values" } ?? "an object", path: makePath())
     default:
-      storage = .payloadBare(value)
+      return .payloadBare(value)
     }
-    if !isEmpty, _payloadlessCaseCount(NK.self) == 0 {
-      let path = makePath()
-      let rendered = _renderPath(path)
-      let wire = WireError(
-        kind: .typeMismatch, path: rendered,
-        message: "case \(_quoted(caseName)) takes no value at \(rendered), found \(value._foundDescription); write it as \(_quoted(caseName))")
-      throw DecodingError.typeMismatch(
-        NK.self, .init(codingPath: path.map(\.key), debugDescription: wire.message, underlyingError: wire))
-    }
-    return storage
+  }
+
+  func payloadShapeMismatch(_ value: JSONValue, expected: String, path entries: [_PathEntry]) -> any Error {
+    let path = _renderPath(entries)
+    var found = value._foundDescription
+    if case .array(let elements) = value { found = "an array of \(elements.count) values" }
+    let wire = WireError(kind: .typeMismatch, path: path, message: "expected \(expected) at \(path), found \(found)")
+    return DecodingError.dataCorrupted(
+      .init(codingPath: entries.map(\.key), debugDescription: wire.message, underlyingError: wire))
   }
 
   // MARK: Errors
@@ -333,15 +425,21 @@ final class _DecoderImpl: Decoder {
     let expected = caseSignatures(of: T.self)
     let list = _expectedList(expected)
     let noun = currentNoun
+    let names = _caseNames(of: T.self)
     switch value {
     case .string(let name):
-      return WireError(kind: .unknownCase, path: path, message: "unknown \(noun) \(_quoted(name)) at \(path)\(list)", expected: expected)
+      return WireError(
+        kind: .unknownCase, path: path,
+        message: "unknown \(noun) \(_quoted(name)) at \(path)\(_didYouMean(name, among: names))\(list)", expected: expected)
     case .object(let members) where members.count == 1:
-      return WireError(kind: .unknownCase, path: path, message: "unknown \(noun) \(_quoted(members[0].key)) at \(path)\(list)", expected: expected)
+      let name = members[0].key
+      return WireError(
+        kind: .unknownCase, path: path,
+        message: "unknown \(noun) \(_quoted(name)) at \(path)\(_didYouMean(name, among: names))\(list)", expected: expected)
     case .object(let members) where members.isEmpty:
       return WireError(kind: .typeMismatch, path: path, message: "expected \(_article(noun)) \(noun) at \(path), found empty object\(list)", expected: expected)
     case .object(let members):
-      let keys = members.prefix(5).map { _quoted($0.key, limit: 40) }.joined(separator: ", ")
+      let keys = members.prefix(5).map { _quoted($0.key) }.joined(separator: ", ")
       return WireError(
         kind: .typeMismatch, path: path,
         message: "expected one key (the \(noun)) at \(path), found \(members.count) keys: \(keys)\(members.count > 5 ? ", …" : "")\(list)",
@@ -349,7 +447,7 @@ final class _DecoderImpl: Decoder {
     case .int(let i):
       return WireError(kind: .unknownCase, path: path, message: "unknown \(noun) \(i) at \(path)\(list)", expected: expected)
     case .double, .number, .bool:
-      return WireError(kind: .unknownCase, path: path, message: "unknown \(noun) \(value.serialized()) at \(path)\(list)", expected: expected)
+      return WireError(kind: .unknownCase, path: path, message: "unknown \(noun) \(_truncated(value.serialized(), to: _quoteLimit)) at \(path)\(list)", expected: expected)
     default:
       return WireError(kind: .typeMismatch, path: path, message: "expected \(_article(noun)) \(noun) at \(path), found \(value._foundDescription)\(list)", expected: expected)
     }
@@ -357,7 +455,7 @@ final class _DecoderImpl: Decoder {
 }
 
 func _expectedList(_ expected: [String]) -> String {
-  expected.isEmpty ? "" : "; expected one of: " + expected.joined(separator: ", ")
+  expected.isEmpty ? "" : "; expected one of: " + _listed(expected)
 }
 
 func _article(_ noun: String) -> String {

@@ -23,7 +23,8 @@ let _canReuseKeyedDecodingBoxes: Bool = {
   else { return false }
   let container = KeyedDecodingContainer(_InertKeyedDecoder<_StringKey>())
   let object = unsafeBitCast(container, to: AnyObject.self)
-  return String(describing: type(of: object)).contains("KeyedDecodingContainerBox")
+  // `Swift._typeName` rather than `String(describing:)`: Mirror needs ~20 KB more stack.
+  return Swift._typeName(type(of: object), qualified: false).contains("KeyedDecodingContainerBox")
 }()
 
 /// A keyed container that holds nothing (only used to check the container layout).
@@ -310,14 +311,17 @@ struct _KeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let entry = _PathEntry(key: key, style: style)
     let nestedPath = nested.appending(entry)
     if isEnum {
+      var bare = false
+      if case .bareCase = effectiveStorage { bare = true }
       let storage = try impl.payloadStorage(
-        v, keys: NestedKey.self, caseName: key.stringValue, path: { pathEntries + [entry] })
+        v, keys: NestedKey.self, caseName: key.stringValue, bare: bare, path: { pathEntries + [entry] })
       return KeyedDecodingContainer(
         _KeyedDecoder<NestedKey>(impl: impl, storage: storage, isEnum: false, base: base, nested: nestedPath))
     }
     guard case .object(let members) = v else {
       throw impl.mismatch(v, expectedName: "object", nilType: [String: JSONValue].self, path: pathEntries + [entry])
     }
+    try impl.checkKeys(members, NestedKey.self) { pathEntries + [entry] }
     return KeyedDecodingContainer(
       _KeyedDecoder<NestedKey>(impl: impl, storage: .object(members), isEnum: false, base: base, nested: nestedPath))
   }
@@ -421,6 +425,7 @@ struct _UnkeyedDecoder: UnkeyedDecodingContainer {
     guard case .object(let members) = v else {
       throw impl.mismatch(v, expectedName: "object", nilType: [String: JSONValue].self, path: pathEntries + [entry])
     }
+    try impl.checkKeys(members, NestedKey.self) { pathEntries + [entry] }
     currentIndex += 1
     return KeyedDecodingContainer(
       _KeyedDecoder<NestedKey>(impl: impl, storage: .object(members), isEnum: false, base: base, nested: nested.appending(entry)))

@@ -62,7 +62,7 @@ final class _ProbeSession {
       return values.map { value in
         let name: String
         if case .string(let s) = value { name = s } else { name = value.serialized() }
-        return _CaseInfo(name: name, signature: name, schema: ["const": value])
+        return _CaseInfo(name: name, signature: value.serialized(), schema: ["const": value])
       }
     }
     return probeCases(T.self)
@@ -124,7 +124,9 @@ final class _ProbeSession {
   }
 }
 
-/// The case description from a case's payload node.
+/// The case description from a case's payload node. `signature` is the wire form a host
+/// types, with placeholders: `"increment"`, `{"setCount": <int>}`,
+/// `{"addTodo": {"title": <string>}}`, `{"move": [<int>, <int>]}`.
 private func _caseInfo(name: String, payload: _ProbeNode?) -> _CaseInfo {
   let wrap = { (value: JSONValue) -> JSONValue in
     [
@@ -132,29 +134,67 @@ private func _caseInfo(name: String, payload: _ProbeNode?) -> _CaseInfo {
       "required": [.string(name)], "additionalProperties": false,
     ]
   }
+  let quotedName = JSONValue.string(name).serialized()
   guard let payload, payload.kind == .object, !payload.properties.isEmpty else {
-    return _CaseInfo(name: name, signature: name, schema: ["const": .string(name)])
+    // Also accepted: `{"name": {}}` and `{"name": null}`.
+    let objectForm = wrap(["type": ["object", "null"], "maxProperties": 0])
+    return _CaseInfo(
+      name: name, signature: quotedName,
+      schema: ["anyOf": [["const": .string(name)], objectForm]])
   }
   let properties = payload.properties
   let positional = properties.enumerated().allSatisfy { _positionalIndex($1.name) == $0 }
-  let parameters = properties.map { property -> String in
-    var typeName = property.typeName
-    if !property.required, !typeName.hasSuffix("?") { typeName += "?" }
-    return _positionalIndex(property.name) != nil ? typeName : "\(property.name): \(typeName)"
-  }
-  let signature = "\(name)(\(parameters.joined(separator: ", ")))"
   let value: JSONValue
+  let shape: String
   if positional, properties.count == 1 {
     value = properties[0].renderedSchema
+    shape = _placeholder(properties[0])
   } else if positional {
     value = [
       "type": "array", "prefixItems": .array(properties.map(\.renderedSchema)),
       "minItems": .int(Int64(properties.count)), "maxItems": .int(Int64(properties.count)),
     ]
+    shape = "[" + properties.map(_placeholder).joined(separator: ", ") + "]"
   } else {
     value = payload.schema
+    shape = "{" + properties.map { "\(JSONValue.string($0.name).serialized()): \(_placeholder($0))" }
+      .joined(separator: ", ") + "}"
   }
-  return _CaseInfo(name: name, signature: signature, schema: wrap(value))
+  return _CaseInfo(name: name, signature: "{\(quotedName): \(shape)}", schema: wrap(value))
+}
+
+/// How a value shows in a wire-form signature: `<int>`, `<string|null>`, `[<int>]`, `<Todo>`.
+private func _placeholder(_ property: _ProbeNode.Property) -> String {
+  var name = property.typeName
+  var optional = !property.required || property.nullable
+  if name.hasSuffix("?") {
+    name.removeLast()
+    optional = true
+  }
+  return _placeholder(typeName: name, optional: optional)
+}
+
+private func _placeholder(typeName name: String, optional: Bool) -> String {
+  let suffix = optional ? "|null" : ""
+  if name.hasPrefix("["), name.hasSuffix("]"), !name.contains(":") {
+    let element = String(name.dropFirst().dropLast())
+    let inner = element.hasSuffix("?")
+      ? _placeholder(typeName: String(element.dropLast()), optional: true)
+      : _placeholder(typeName: element, optional: false)
+    return optional ? "[\(inner)]|null" : "[\(inner)]"
+  }
+  let basic: String
+  switch name {
+  case "Int", "Int8", "Int16", "Int32", "Int64", "Int128", "UInt", "UInt8", "UInt16", "UInt32",
+    "UInt64", "UInt128":
+    basic = "int"
+  case "String": basic = "string"
+  case "Bool": basic = "bool"
+  case "Double", "Float": basic = "number"
+  case "JSON", "JSONValue": basic = "json"
+  default: basic = name
+  }
+  return "<\(basic)\(suffix)>"
 }
 
 // MARK: - Recording
@@ -176,6 +216,8 @@ final class _ProbeNode {
   var properties: [Property] = []
   /// Schema for the values of a dictionary-like object.
   var additional: _ProbeValue?
+  /// Every key a keyed container's `CodingKey` enum knows: the decoder rejects any other.
+  var closedKeys: [String]?
   /// The key presented as the only key of a dictionary-like object.
   var dynamicKey: String?
   var items: [_ProbeValue] = []
@@ -204,12 +246,23 @@ final class _ProbeNode {
       result = [:]
     case .object:
       var members: [(key: String, value: JSONValue)] = [(key: "type", value: "object")]
-      if !properties.isEmpty {
-        members.append((key: "properties", value: .object(properties.map { (key: $0.name, value: $0.renderedSchema) })))
+      var listed = properties.map { (key: $0.name, value: $0.renderedSchema) }
+      if let closedKeys, additional == nil {
+        // Keys the type knows but its `init(from:)` never read are accepted with any value.
+        for key in closedKeys where !properties.contains(where: { $0.name == key }) {
+          listed.append((key: key, value: [:]))
+        }
+      }
+      if !listed.isEmpty {
+        members.append((key: "properties", value: .object(listed)))
         let required = properties.filter(\.required).map { JSONValue.string($0.name) }
         if !required.isEmpty { members.append((key: "required", value: .array(required))) }
       }
-      if let additional { members.append((key: "additionalProperties", value: additional.schema)) }
+      if let additional {
+        members.append((key: "additionalProperties", value: additional.schema))
+      } else if closedKeys != nil {
+        members.append((key: "additionalProperties", value: false))
+      }
       result = .object(members)
     case .array:
       switch items.count {
@@ -265,30 +318,38 @@ func _nullable(_ schema: JSONValue) -> JSONValue {
 
 // MARK: - Primitives
 
-private func _integerSchema<I: FixedWidthInteger>(_ type: I.Type, bounded: Bool) -> JSONValue {
-  var members: [(key: String, value: JSONValue)] = [(key: "type", value: "integer")]
-  if bounded {
-    members.append((key: "minimum", value: .int(Int64(I.min))))
-    members.append((key: "maximum", value: .int(Int64(I.max))))
-  } else if !I.isSigned {
-    members.append((key: "minimum", value: 0))
-  }
-  return .object(members)
+private func _integerSchema(minimum: JSONValue, maximum: JSONValue) -> JSONValue {
+  ["type": "integer", "minimum": minimum, "maximum": maximum]
 }
 
+private func _bound<I: FixedWidthInteger>(_ value: I) -> JSONValue {
+  if let small = Int64(exactly: value) { return .int(small) }
+  return .number(String(value))
+}
+
+private func _integerSchema<I: FixedWidthInteger>(_ type: I.Type) -> JSONValue {
+  _integerSchema(minimum: _bound(I.min), maximum: _bound(I.max))
+}
+
+/// Schemas of the scalar types the decoder reads directly. Integers carry their exact range:
+/// the decoder rejects values outside it.
 func _primitiveSchema(_ type: Any.Type) -> JSONValue? {
   switch type {
   case is Bool.Type: return ["type": "boolean"]
   case is String.Type: return ["type": "string"]
   case is Double.Type, is Float.Type: return ["type": "number"]
-  case is Int.Type, is Int64.Type, is Int128.Type: return ["type": "integer"]
-  case is Int8.Type: return _integerSchema(Int8.self, bounded: true)
-  case is Int16.Type: return _integerSchema(Int16.self, bounded: true)
-  case is Int32.Type: return _integerSchema(Int32.self, bounded: true)
-  case is UInt8.Type: return _integerSchema(UInt8.self, bounded: true)
-  case is UInt16.Type: return _integerSchema(UInt16.self, bounded: true)
-  case is UInt32.Type: return _integerSchema(UInt32.self, bounded: true)
-  case is UInt.Type, is UInt64.Type, is UInt128.Type: return _integerSchema(UInt64.self, bounded: false)
+  case is Int.Type: return _integerSchema(Int.self)
+  case is Int64.Type: return _integerSchema(Int64.self)
+  case is Int128.Type: return _integerSchema(Int128.self)
+  case is Int8.Type: return _integerSchema(Int8.self)
+  case is Int16.Type: return _integerSchema(Int16.self)
+  case is Int32.Type: return _integerSchema(Int32.self)
+  case is UInt8.Type: return _integerSchema(UInt8.self)
+  case is UInt16.Type: return _integerSchema(UInt16.self)
+  case is UInt32.Type: return _integerSchema(UInt32.self)
+  case is UInt.Type: return _integerSchema(UInt.self)
+  case is UInt64.Type: return _integerSchema(UInt64.self)
+  case is UInt128.Type: return _integerSchema(UInt128.self)
   case is JSONValue.Type: return [:]
   default: return nil
   }
@@ -367,6 +428,8 @@ final class _ProbeDecoder: Decoder {
     if isEnum {
       cases = _codingKeyCases(of: Key.self)
       node.caseNames = cases?.map(\.stringValue)
+    } else {
+      node.closedKeys = _codingKeyCases(of: Key.self)?.map(\.stringValue)
     }
     return KeyedDecodingContainer(_ProbeKeyed<Key>(decoder: self, node: node, enumCases: cases))
   }
@@ -460,6 +523,7 @@ struct _ProbeKeyed<Key: CodingKey>: KeyedDecodingContainerProtocol {
   {
     try decoder.session.spend()
     let child = decoder.child(.object)
+    child.closedKeys = _codingKeyCases(of: NestedKey.self)?.map(\.stringValue)
     record(key, .node(child, typeName: "object"), required: true)
     if enumCases != nil { node.payload = child }
     return KeyedDecodingContainer(_ProbeKeyed<NestedKey>(decoder: decoder, node: child, enumCases: nil))
@@ -519,6 +583,7 @@ struct _ProbeUnkeyed: UnkeyedDecodingContainer {
   {
     try decoder.session.spend()
     let child = decoder.child(.object)
+    child.closedKeys = _codingKeyCases(of: NestedKey.self)?.map(\.stringValue)
     if decoder.recording { node.items.append(.node(child, typeName: "object")) }
     currentIndex += 1
     return KeyedDecodingContainer(_ProbeKeyed<NestedKey>(decoder: decoder, node: child, enumCases: nil))
