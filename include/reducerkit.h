@@ -22,7 +22,7 @@
  *   - Threads: every function may be called from any thread. Calls on one store are
  *     serialized by the store: a send from another thread waits for a running one to finish.
  *   - Misuse that can be detected is an error, not a crash: NULL arguments, a destroyed or
- *     never-created store handle, a wait from inside a callback.
+ *     never-created store handle.
  */
 #ifndef REDUCERKIT_H
 #define REDUCERKIT_H
@@ -76,7 +76,7 @@ typedef enum rk_status {
     RK_ERR_INVALID_HANDLE = 6,  /* a store handle that was destroyed or never created */
     RK_ERR_TIMEOUT = 7,         /* effects did not settle within the time given */
     RK_ERR_INTERNAL = 8,        /* a bug in ReducerKit or a feature; the message says what */
-    RK_ERR_MISUSE = 9           /* a call not allowed here, e.g. waiting from a callback,
+    RK_ERR_MISUSE = 9           /* a call not allowed here, e.g.
                                    advancing the clock of a store on the live clock */
 } rk_status;
 
@@ -138,8 +138,9 @@ RK_API void rk_store_destroy(rk_store *store);
  *  there until their first suspension: actions they send by then (and actions of `.send`
  *  effects) are also reduced on this thread before this returns, and callbacks see them here.
  *  After their first suspension effects run on Swift's thread pool and send their actions back
- *  into the store from there. Called from inside a callback of the same store, the action is
- *  queued and reduced right after the current one, before the outer call returns.
+ *  into the store from there. Callbacks run after the store is released (see
+ *  rk_store_subscribe()), so a send from inside a callback is an ordinary send: its action is
+ *  reduced before it returns, and its callbacks run once the current callback has returned.
  *  Errors: RK_ERR_INVALID_ARGUMENT (NULL), RK_ERR_INVALID_HANDLE, RK_ERR_JSON (malformed
  *  JSON, invalid UTF-8, nesting deeper than 512, a key given twice), RK_ERR_ACTION (not an
  *  action of the feature, an unknown key in it, or a second key beside the action: the
@@ -162,19 +163,24 @@ RK_API rk_status rk_store_state(rk_store *store, char **out_json, size_t *out_le
  *  RK_ERR_INVALID_ARGUMENT, RK_ERR_INVALID_HANDLE. Thread-safe. */
 RK_API rk_status rk_store_version(rk_store *store, uint64_t *out_version);
 
-/** Called with the state after each reduced action.
+/** Called with the state after a send changed it.
  *  state_json (len bytes, NUL-terminated) is borrowed: valid only during the call.
- *  version is the store's version after that action. */
+ *  version is the store's version that state_json belongs to. */
 typedef void (*rk_state_callback)(void *userdata, const char *state_json, size_t len,
                                   uint64_t version);
 
-/** Registers `cb` to be called with the state after every action the store reduces (not at
- *  registration). It runs on whichever thread reduced the action — the caller of
- *  rk_store_send(), or one of Swift's pool threads for actions sent by effects — while that
- *  thread holds the store; callbacks of one store never run concurrently. The callback may
- *  call back into the library: rk_store_send() on the same store queues the action;
- *  rk_store_state()/rk_store_version() read it; rk_store_unsubscribe() stops it. It must not
- *  call rk_store_wait_idle() or rk_store_advance_clock() on that store (RK_ERR_MISUSE).
+/** Registers `cb` to be called with the state after every send that reduced an action (not
+ *  at registration). Callbacks are coalesced as in TCA: one call per outer send — the host's
+ *  rk_store_send(), or an effect's action — with the final state after that action and every
+ *  action its `.send` effects queued, so `version` may step by more than one between calls
+ *  (rk_store_take_actions() still lists every action). While callbacks of a store are being
+ *  delivered on one thread, states sent from other threads wait and may be coalesced further:
+ *  a callback always gets the newest state waiting.
+ *  Callbacks run after the store's lock is released, in order and one at a time per store:
+ *  on the thread whose send changed the state, or on the thread already delivering for this
+ *  store. So a callback may call anything in the library, on any store: rk_store_send() to
+ *  this or another store (even one whose callback sends back: no lock-order deadlock),
+ *  rk_store_state(), rk_store_wait_idle(), rk_store_unsubscribe(), rk_store_destroy().
  *  `userdata` is passed back untouched; it must stay valid until the callback is removed.
  *  *out_token receives the token for rk_store_unsubscribe().
  *  Errors: RK_ERR_INVALID_ARGUMENT (NULL cb or out_token), RK_ERR_INVALID_HANDLE. */
@@ -182,24 +188,31 @@ RK_API rk_status rk_store_subscribe(rk_store *store, rk_state_callback cb, void 
                                     uint64_t *out_token);
 
 /** Removes a callback. After this returns it is not called again (one running on another
- *  thread is waited for; from inside the callback itself, it returns at once).
+ *  thread is waited for, unless the caller is itself inside a callback of some store, where
+ *  waiting could deadlock; from inside the callback itself, it returns at once).
  *  Errors: RK_ERR_INVALID_HANDLE, RK_ERR_INVALID_ARGUMENT (unknown token). */
 RK_API rk_status rk_store_unsubscribe(rk_store *store, uint64_t token);
 
 /** Blocks until every effect of the store has finished or sleeps on the store's test clock
  *  (a timer on the test clock does not keep it busy), or until timeout_ms milliseconds pass
  *  (a negative timeout waits without limit). Returns RK_OK when idle, RK_ERR_TIMEOUT
- *  otherwise. Errors: RK_ERR_INVALID_HANDLE, RK_ERR_MISUSE (called from a callback of the
- *  store). Thread-safe; do not call it from a Swift concurrency thread. */
+ *  otherwise. It may be called from a state callback (callbacks run outside the store's lock).
+ *  Errors: RK_ERR_INVALID_HANDLE. Thread-safe; do not call it from a Swift concurrency
+ *  thread. */
 RK_API rk_status rk_store_wait_idle(rk_store *store, int64_t timeout_ms);
 
-/** Moves the store's test clock forward by `milliseconds` (>= 0). Sleepers that come due run
- *  in deadline order, and each step returns only when every effect it woke has finished or
- *  sleeps on the clock again, so the state after this returns is deterministic.
+/** Moves the store's test clock forward by `milliseconds` (>= 0). Sleepers that come due
+ *  run one at a time, in deadline order (at the same deadline, in the order they went to
+ *  sleep), and each returns to sleep or finishes before the next wakes, so the state after
+ *  this returns is deterministic. A sleep until "now" waits for the next advance (an advance
+ *  by 0 wakes it). The clock saturates at INT64_MAX seconds instead of overflowing; a sleep
+ *  whose deadline saturated never comes due.
+ *  The whole call takes at most 10 s of wall time: past that (a timer over a huge span, or an
+ *  effect that waits on something other than the clock) it returns RK_ERR_TIMEOUT, and the
+ *  message says where the clock stopped; the store stays usable, with the clock at the last
+ *  deadline it reached.
  *  Errors: RK_ERR_INVALID_HANDLE, RK_ERR_INVALID_ARGUMENT (negative), RK_ERR_MISUSE (the
- *  store uses the live clock, or called from a callback), RK_ERR_TIMEOUT (woken effects did
- *  not settle within 10 s, e.g. one waits on something other than the clock).
- *  Thread-safe. */
+ *  store uses the live clock), RK_ERR_TIMEOUT. Thread-safe; may be called from a callback. */
 RK_API rk_status rk_store_advance_clock(rk_store *store, int64_t milliseconds);
 
 /** Takes the actions the store reduced since the last call (requires "record_actions": true

@@ -351,6 +351,24 @@ struct ReduxStoreTests {
     #expect(changes.received == [false, true, false])
   }
 
+  @Test func subscribingAgainReplacesTheSubscriptionAndDeliversTheStateAgain() async {
+    // ReSwift: a second subscribe of the same subscriber replaces its subscription (0.1.0
+    // ignored it, so the new selection never took effect and no state was delivered).
+    let store = ReduxStore<FetchState, FetchAction, UserService>(
+      reducer: fetchReducer, state: FetchState(), environment: UserService())
+    let count = CountSubscriber()
+    store.subscribe(count, select: \.users.count)
+    store.subscribe(count, select: \.users.count)
+    #expect(count.received == [0, 0])
+    #expect(store.subscriberCount == 1)
+    store.subscribe(count, select: { $0.users.count + 100 })  // the new selection applies
+    #expect(count.received == [0, 0, 100])
+    store.dispatch(.response([User(id: 1, name: "Ada")]))
+    #expect(count.received == [0, 0, 100, 101])
+    #expect(store.subscriberCount == 1)
+    #expect(store.core.subscriberCount == 1)
+  }
+
   @Test func equatableSelectionsAndStatesSkipRepeatsUnlessTurnedOff() async {
     let store = ReduxStore<FetchState, FetchAction, UserService>(
       reducer: fetchReducer, state: FetchState(), environment: UserService())
@@ -358,7 +376,6 @@ struct ReduxStoreTests {
     let count = CountSubscriber()
     store.subscribe(whole)
     store.subscribe(count, select: \.users.count)
-    store.subscribe(count, select: \.users.count)  // subscribing again is ignored
     store.dispatch(.response([]))  // no change
     store.dispatch(.failed("x"))
     #expect(whole.received.count == 2)

@@ -312,7 +312,7 @@ typedef struct seen {
 
 static void on_state(void *userdata, const char *json, size_t len, uint64_t version) {
     seen *s = (seen *)userdata;
-    if (version != s->last_version + 1 || strlen(json) != len) s->out_of_order++;
+    if (version <= s->last_version || strlen(json) != len) s->out_of_order++;
     s->last_version = version;
     s->calls++;
     snprintf(s->last, sizeof s->last, "%s", json);
@@ -323,7 +323,7 @@ static void test_subscriptions(void) {
     rk_store *t = CREATE("counter", TEST_CLOCK);
     seen a, b;
     uint64_t ta, tb;
-    TEST("subscriptions see every action, effects' actions included");
+    TEST("subscriptions see every send, effects' actions included, coalesced per send");
     memset(&a, 0, sizeof a);
     memset(&b, 0, sizeof b);
     CHECK_OK(rk_store_subscribe(s, on_state, &a, &ta));
@@ -340,13 +340,15 @@ static void test_subscriptions(void) {
     CHECK_JSON(b.last, "{\"count\":2,\"isTimerOn\":true}");
     SEND(t, "\"factButtonTapped\"");
     CHECK_OK(rk_store_wait_idle(t, settle_ms()));
-    CHECK(b.calls == 5);
+    /* The fact effect answers before its first suspension: factButtonTapped and the
+     * factResponse it sent are one send, so one callback, at version 5 (TCA coalesces too). */
+    CHECK(b.calls == 4 && b.last_version == 5);
     CHECK_JSON(b.last, "{\"count\":2,\"fact\":\"2 is the only even prime.\",\"isTimerOn\":true}");
     CHECK(a.calls == 2); /* one store's actions do not reach another's subscribers */
     CHECK(a.out_of_order == 0 && b.out_of_order == 0);
     CHECK_OK(rk_store_unsubscribe(t, tb));
     CHECK_OK(rk_store_advance_clock(t, 1000));
-    CHECK(b.calls == 5);
+    CHECK(b.calls == 4);
     CHECK(rk_t_version(t) == 6);
     rk_store_destroy(s);
     rk_store_destroy(t);
@@ -448,7 +450,9 @@ static void test_concurrent_sends(void) {
     CHECK_STATE_JSON(sh.store, expected);
     CHECK_MSG(rk_t_version(sh.store) == (uint64_t)total, "version %llu, expected %d",
               (unsigned long long)rk_t_version(sh.store), total);
-    CHECK_MSG(sh.calls == total, "%ld callbacks, expected %d", sh.calls, total);
+    /* One callback per send at most: states waiting while another thread delivers are
+     * coalesced into the newest. */
+    CHECK_MSG(sh.calls >= 1 && sh.calls <= total, "%ld callbacks for %d sends", sh.calls, total);
     CHECK(sh.last_version == (uint64_t)total);
     CHECK_MSG(sh.concurrent == 0, "%d callbacks overlapped", sh.concurrent);
     CHECK_MSG(sh.out_of_order == 0, "%d callbacks out of order", sh.out_of_order);
@@ -492,7 +496,7 @@ static void test_concurrent_with_effects(void) {
               "version %llu after %d increments and 20 taps", (unsigned long long)version,
               total);
     CHECK(jm_str(jm_get(state, "fact")) != NULL);
-    CHECK(sh.calls == (long)version && sh.last_version == version);
+    CHECK(sh.calls >= 1 && sh.calls <= (long)version && sh.last_version == version);
     CHECK(sh.concurrent == 0 && sh.out_of_order == 0 && sh.failures == 0);
     jm_free(state);
     rk_free(json);

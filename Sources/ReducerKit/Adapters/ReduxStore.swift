@@ -154,11 +154,11 @@ public final class ReduxStore<State, Action: Sendable, Environment> {
     transform: (ReduxSubscription<State>) -> ReduxSubscription<S.StoreSubscriberStateType>,
     isRepeat: ((S.StoreSubscriberStateType, S.StoreSubscriberStateType) -> Bool)?
   ) {
+    // Subscribing again replaces the subscription and delivers the current state again
+    // (ReSwift's behaviour); a leftover of a deallocated subscriber with the same identity is
+    // replaced the same way.
     let key = ObjectIdentifier(subscriber)
-    if let existing = subscriptions[key] {
-      if existing.subscriber === subscriber { return }
-      existing.cancel()  // a deallocated subscriber's leftover with the same identity
-    }
+    subscriptions.removeValue(forKey: key)?.cancel()
     let root = ReduxSubscription<State>()
     var tail = transform(root)
     if automaticallySkipsRepeats, let isRepeat { tail = tail.skipRepeats(isRepeat) }

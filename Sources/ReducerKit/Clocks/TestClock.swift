@@ -35,6 +35,8 @@ public final class TestClock: Clock, Sendable {
     }
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.offset < rhs.offset }
     public var description: String { "TestClock.Instant(\(offset))" }
+    /// The latest instant: where arithmetic saturates. A sleep until it never ends.
+    static var endOfTime: Self { Self(offset: _durationLimit(positive: true)) }
   }
 
   private struct Sleeper {
@@ -87,7 +89,9 @@ public final class TestClock: Clock, Sendable {
   public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 
   /// The earliest deadline of a sleeper, if any.
-  public var nextDeadline: Instant? { state.withLock { $0.sleepers.values.map(\.deadline).min() } }
+  public var nextDeadline: Instant? {
+    state.withLock { $0.sleepers.values.map(\.deadline).filter { $0 < .endOfTime }.min() }
+  }
 
   public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
     try Task.checkCancellation()
@@ -211,7 +215,8 @@ public final class TestClock: Clock, Sendable {
   /// when none is due. One at a time: waking two at once would let them race.
   private func wakeNext(upTo limit: Instant) -> Woken? {
     let due: Sleeper? = state.withLock { state in
-      let next = state.sleepers.filter { $0.value.deadline <= limit }
+      // A deadline saturated at the end of time (it overflowed) never comes due.
+      let next = state.sleepers.filter { $0.value.deadline <= limit && $0.value.deadline < .endOfTime }
         .min { ($0.value.deadline, $0.key) < ($1.value.deadline, $1.key) }
       guard let next else {
         if state.now < limit { state.now = limit }

@@ -1,0 +1,176 @@
+/*
+ * Hangs and traps that 0.1.0 let through the C boundary: stores whose callbacks send to each
+ * other (a lock-order deadlock), a test clock advanced past Duration's range (a trap), and a
+ * periodic timer advanced by a huge duration (a call that never returned).
+ */
+#include "rk_test.h"
+
+#include <pthread.h>
+#include <stdint.h>
+
+#define TEST_CLOCK "{\"clock\":\"test\"}"
+
+/* Reads "count" out of a counter state. */
+static long count_of(const char *json) {
+    const char *at = strstr(json, "\"count\":");
+    return at ? strtol(at + 8, NULL, 10) : -1;
+}
+
+typedef struct {
+    rk_store *other;   /* the store this one's callback sends to */
+    long last_count;   /* touched only by this store's callbacks: one at a time per store */
+    long echoes;
+} peer;
+
+/* Sends to the other store whenever this store's count changed. The echo ("toggleTimer")
+ * leaves the other store's count alone, so the exchange ends. */
+static void echo_to_other(void *userdata, const char *json, size_t len, uint64_t version) {
+    peer *p = (peer *)userdata;
+    long count = count_of(json);
+    (void)len;
+    (void)version;
+    if (count == p->last_count) return;
+    p->last_count = count;
+    p->echoes++;
+    if (rk_store_send(p->other, "\"toggleTimer\"") != RK_OK) {
+        fprintf(stderr, "echo failed: %s\n", rk_last_error());
+        abort();
+    }
+}
+
+typedef struct {
+    rk_store *store;
+    int rounds;
+} sender;
+
+static void *send_increments(void *arg) {
+    sender *s = (sender *)arg;
+    for (int i = 0; i < s->rounds; i++) {
+        if (rk_store_send(s->store, "\"increment\"") != RK_OK) {
+            fprintf(stderr, "send failed: %s\n", rk_last_error());
+            abort();
+        }
+    }
+    return NULL;
+}
+
+static void test_callbacks_that_send_to_each_other(void) {
+    rk_store *a = CREATE("counter", TEST_CLOCK);
+    rk_store *b = CREATE("counter", TEST_CLOCK);
+    peer pa = {b, 0, 0}, pb = {a, 0, 0};
+    uint64_t ta = 0, tb = 0;
+    int rounds = rk_t_under_valgrind() ? 500 : 10000;
+    sender sa = {a, rounds}, sb = {b, rounds};
+    pthread_t t1, t2;
+    char *json;
+    TEST("two stores whose callbacks send to each other, driven from two threads");
+    CHECK_OK(rk_store_subscribe(a, echo_to_other, &pa, &ta));
+    CHECK_OK(rk_store_subscribe(b, echo_to_other, &pb, &tb));
+    /* On 0.1.0 this deadlocked within the first rounds: thread 1 held A while its callback
+     * waited for B, thread 2 held B while its callback waited for A. The watchdog turns a hang
+     * into a failure. */
+    rk_t_watchdog(120);
+    CHECK(pthread_create(&t1, NULL, send_increments, &sa) == 0);
+    CHECK(pthread_create(&t2, NULL, send_increments, &sb) == 0);
+    pthread_join(t1, NULL);
+    pthread_join(t2, NULL);
+    CHECK_OK(rk_store_unsubscribe(a, ta));
+    CHECK_OK(rk_store_unsubscribe(b, tb));
+    json = rk_t_state(a);
+    CHECK_MSG(count_of(json) == rounds, "A: %s", json);
+    rk_free(json);
+    json = rk_t_state(b);
+    CHECK_MSG(count_of(json) == rounds, "B: %s", json);
+    rk_free(json);
+    /* Callbacks are coalesced per outer send, so each store saw between 1 and `rounds`
+     * changes, and the last one it saw was the final count. */
+    CHECK_MSG(pa.echoes >= 1 && pa.echoes <= rounds, "A echoed %ld times", pa.echoes);
+    CHECK_MSG(pb.echoes >= 1 && pb.echoes <= rounds, "B echoed %ld times", pb.echoes);
+    CHECK(pa.last_count == rounds && pb.last_count == rounds);
+    rk_store_destroy(a);
+    rk_store_destroy(b);
+    rk_t_watchdog(0);
+}
+
+typedef struct {
+    int calls;
+    uint64_t last_version;
+    long last_count;
+} recorder;
+
+static void record(void *userdata, const char *json, size_t len, uint64_t version) {
+    recorder *r = (recorder *)userdata;
+    (void)len;
+    r->calls++;
+    r->last_version = version;
+    r->last_count = count_of(json);
+}
+
+static void test_callbacks_coalesce_per_send(void) {
+    rk_store *s = CREATE("todos", NULL);
+    recorder r = {0, 0, 0};
+    uint64_t token = 0, version = 0;
+    TEST("one callback per send, with the final state and its version");
+    CHECK_OK(rk_store_subscribe(s, record, &r, &token));
+    CHECK_OK(rk_store_send(s, "{\"addTodo\":{\"title\":\"a\"}}"));
+    CHECK(r.calls == 1);
+    CHECK_OK(rk_store_version(s, &version));
+    CHECK(r.last_version == version);
+    CHECK_OK(rk_store_unsubscribe(s, token));
+    rk_store_destroy(s);
+}
+
+static void test_advance_never_traps(void) {
+    rk_store *s = CREATE("counter", TEST_CLOCK);
+    TEST("rk_store_advance_clock past the end of time saturates");
+    /* 0.1.0 trapped ("Overflow in +") once the sum passed Duration's range, killing the
+     * process. INT64_MAX ms is ~9.2e15 s; 1,100 of them pass the clock's limit of INT64_MAX s. */
+    {
+        int failures = 0;
+        for (int i = 0; i < 1100; i++) failures += rk_store_advance_clock(s, INT64_MAX) != RK_OK;
+        CHECK(failures == 0);
+    }
+    CHECK_STATUS(rk_store_advance_clock(s, -1), RK_ERR_INVALID_ARGUMENT);
+    CHECK_OK(rk_store_send(s, "\"increment\""));
+    CHECK_STATE(s, "{\"count\":1,\"fact\":null,\"isTimerOn\":false}");
+    /* A timer started at the end of time never comes due, and nothing traps. */
+    CHECK_OK(rk_store_send(s, "\"toggleTimer\""));
+    CHECK_OK(rk_store_advance_clock(s, INT64_MAX));
+    CHECK_OK(rk_store_send(s, "\"toggleTimer\""));
+    CHECK_OK(rk_store_wait_idle(s, 5000));
+    rk_store_destroy(s);
+}
+
+static void test_advance_is_bounded_in_wall_time(void) {
+    rk_store *s = CREATE("counter", TEST_CLOCK);
+    double start, elapsed;
+    char *json;
+    TEST("a periodic timer advanced by a huge duration times out, and the store stays usable");
+    CHECK_OK(rk_store_send(s, "\"toggleTimer\""));
+    rk_t_watchdog(120);
+    start = rk_t_now_ms();
+    /* 0.1.0: ran forever (a one-second timer over 292 million years). */
+    CHECK_STATUS(rk_store_advance_clock(s, INT64_MAX / 2), RK_ERR_TIMEOUT);
+    elapsed = rk_t_now_ms() - start;
+    CHECK_CONTAINS(rk_last_error(), "the test clock stopped at");
+    CHECK_MSG(elapsed < 60000, "took %.0f ms", elapsed);
+    rk_t_watchdog(0);
+    json = rk_t_state(s);
+    CHECK_MSG(count_of(json) > 0, "the timer ticked: %s", json);
+    rk_free(json);
+    /* Consistent: the timer can be stopped, and the store reduces and advances as before. */
+    CHECK_OK(rk_store_send(s, "\"toggleTimer\""));
+    CHECK_OK(rk_store_wait_idle(s, 5000));
+    CHECK_OK(rk_store_send(s, "{\"setCount\":7}"));
+    CHECK_OK(rk_store_advance_clock(s, 5000));
+    CHECK_STATE(s, "{\"count\":7,\"fact\":null,\"isTimerOn\":false}");
+    rk_store_destroy(s);
+}
+
+int main(void) {
+    test_callbacks_that_send_to_each_other();
+    test_callbacks_coalesce_per_send();
+    test_advance_never_traps();
+    test_advance_is_bounded_in_wall_time();
+    RK_TEST_EXIT();
+}
