@@ -1,6 +1,6 @@
 /// Describes how a feature's state changes in response to actions, and which effects run.
 ///
-/// Implement either ``reduce(into:action:)`` (seed style) or ``body`` (TCA style):
+/// Implement either ``reduce(into:action:)`` (the plain style) or ``body`` (TCA style):
 ///
 /// ```swift
 /// struct Counter: Reducer {

@@ -2,9 +2,9 @@ import ReducerKit
 import ReducerKitTesting
 import Testing
 
-// MARK: - Seed 001: counter
+// MARK: - Mutation style: counter
 
-/// The seed's counter, as written there (a `@MainActor` class), minus SwiftUI. The synchronous
+/// The ReactorKit-style counter, as users write it (a `@MainActor` class), minus SwiftUI. The synchronous
 /// parts the store calls on any thread are `nonisolated`.
 @MainActor
 final class CounterReduce: MutationReducer {
@@ -44,7 +44,7 @@ final class CounterReduce: MutationReducer {
   }
 }
 
-// MARK: - Seed 001: sign-up (cancel on each keystroke)
+// MARK: - Mutation style: sign-up (cancel on each keystroke)
 
 struct EmailValidator: Sendable {
   var validate: @Sendable (String) async throws -> Bool
@@ -109,13 +109,13 @@ final class SignUpReduce: MutationReducer {
   }
 }
 
-// MARK: - Seed 001: list (internal mutating from start())
+// MARK: - Mutation style: list (internal mutating from start())
 
 struct Item: Sendable, Equatable {
   var name: String
 }
 
-/// The seed's list, with an `AsyncStream` the test controls in place of NotificationCenter.
+/// The list feature, with an `AsyncStream` the test controls in place of NotificationCenter.
 @MainActor
 final class ListReduce: MutationReducer {
   enum Action: Sendable, Equatable {
@@ -170,7 +170,7 @@ final class Notifier: Sendable {
   func post(_ items: [Item]) { for observer in observers.value { observer(items) } }
 }
 
-/// The seed's list with a callback subscription made in `start()`, which returns at once.
+/// The list feature with a callback subscription made in `start()`, which returns at once.
 @MainActor
 final class CallbackListReduce: MutationReducer {
   typealias Action = ListReduce.Action
@@ -231,7 +231,7 @@ struct TimerReduce: MutationReducer {
 
 // MARK: - Tests
 
-@Suite("Mutation-style reducers (seed 001)", .testStoreIssues)
+@Suite("Mutation-style reducers", .testStoreIssues)
 struct MutationReducerTests {
   @Test func counter() async {
     let store = MutationStore(CounterReduce())

@@ -38,7 +38,7 @@ struct OneApp: Reducer {
   }
 }
 
-/// The seed's counter with the delay read from the core's dependencies instead of an
+/// The ReactorKit-style counter with the delay read from the core's dependencies instead of an
 /// environment.
 func dependencyClockReducer(
   state: inout AppState, action: any ReduxAction, environment: Void

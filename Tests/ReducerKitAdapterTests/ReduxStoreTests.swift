@@ -2,7 +2,7 @@ import ReducerKit
 import ReducerKitTesting
 import Testing
 
-// MARK: - Seed 003, example 1: counter
+// MARK: - ReSwift-Effect example 1: counter
 
 struct AppState {
   var counter: Int = 0
@@ -30,7 +30,7 @@ struct AppEnvironment {
   }
 }
 
-/// The seed sleeps with `Task.sleep`; here the clock is a dependency of the service.
+/// ReSwift-Effect's example sleeps with `Task.sleep`; here the clock is a dependency of the service.
 struct DelayService {
   var clock: any Clock<Duration> = ContinuousClock()
 
@@ -84,7 +84,7 @@ final class CounterSubscriber: StoreSubscriber {
   }
 }
 
-// MARK: - Seed 003, example 2: user fetch
+// MARK: - ReSwift-Effect example 2: user fetch
 
 struct User: Sendable, Equatable, Identifiable {
   var id: Int
@@ -150,7 +150,7 @@ func appReducer(
   }
 }
 
-// MARK: - Seed 003, example 3: sub-state selection
+// MARK: - ReSwift-Effect example 3: sub-state selection
 
 @MainActor
 final class UserListSubscriber: StoreSubscriber {
@@ -230,7 +230,7 @@ func fetchReducer(
 // MARK: - Tests
 
 @MainActor
-@Suite("ReSwift-style stores (seed 003)", .testStoreIssues)
+@Suite("ReSwift-style stores", .testStoreIssues)
 struct ReduxStoreTests {
   @Test func counter() async {
     let appStore = ReduxStore<AppState, any ReduxAction, AppEnvironment>(

@@ -140,7 +140,7 @@ public struct MutationAdapter<R: MutationReducer>: Reducer, Sendable {
 extension MutationAdapter.Action: Equatable where R.Action: Equatable, R.Mutation: Equatable {}
 
 /// A mutation reducer made of closures, standing in for `R` in tests and previews
-/// (the seed's `ProxyReduce`). Omitted closures do nothing (`reduce` keeps the state,
+/// (the Reducer library's `ProxyReduce`). Omitted closures do nothing (`reduce` keeps the state,
 /// `shouldCancel` is false).
 ///
 /// ```swift

@@ -1,6 +1,6 @@
 import Observation
 
-/// Runs a ``MutationReducer``: the seed's `Reducer<R>`, as a thin wrapper over one core
+/// Runs a ``MutationReducer``: the `Reducer<R>` of the Reducer library (ReactorKit-style), as a thin wrapper over one core
 /// ``Store`` (``core``) whose reducer is ``MutationAdapter``.
 ///
 /// ```swift

@@ -1,6 +1,6 @@
 import Observation
 
-/// A ReSwift-style store (the seed's ReSwift-Effect `Store`): a function reducer with an
+/// A ReSwift-style store (ReSwift-Effect's `Store`): a function reducer with an
 /// injected environment, middleware around `dispatch`, and `StoreSubscriber`s. A thin wrapper
 /// over one core ``Store`` (``core``) whose reducer is ``FunctionReducer``.
 ///

@@ -19,8 +19,6 @@ struct _KeyCache: ~Copyable {
 
   deinit { entries?.deallocate() }
 
-  var isEnabled: Bool { entries != nil }
-
   mutating func enable() {
     guard entries == nil else { return }
     storage.reserve(256)

@@ -1,4 +1,4 @@
-// Seed 004 (TCA tutorial notes): `CounterFeature` with `Reduce`, `.run` capturing
+// The TCA tutorial's counter: `CounterFeature` with `Reduce`, `.run` capturing
 // `[count = state.count]`, `.send(.nextAction)`-style chaining, `private enum CancelID`,
 // `.cancellable(id: CancelID.timer)`, `StoreOf`, and `Store(initialState:) { CounterFeature() }`.
 import ReducerKit

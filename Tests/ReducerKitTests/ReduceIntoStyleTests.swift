@@ -1,4 +1,4 @@
-// Seed 000 (Korean README): the counter with a number-fact effect, the todos feature, and the
+// `reduce(into:action:)`-style features: the counter with a number-fact effect, the todos feature, and the
 // README's XCTest-style reducer tests. URLSession and `TodoAPI` are replaced by dependencies.
 import Foundation
 import ReducerKit
@@ -207,7 +207,7 @@ private func isResponse(_ fact: String) -> (CounterReducer.Action) -> Bool {
   }
 }
 
-@Suite(.testStoreIssues) struct SeedCounterReducerTests {
+@Suite(.testStoreIssues) struct ReduceIntoCounterTests {
   @Test func storeAsTheReadmeCreatesIt() async {
     let store = Store(
       initialState: CounterReducer.State(),
@@ -255,7 +255,7 @@ private func isResponse(_ fact: String) -> (CounterReducer.Action) -> Bool {
   }
 }
 
-@Suite(.testStoreIssues) struct SeedTodosReducerTests {
+@Suite(.testStoreIssues) struct ReduceIntoTodosTests {
   struct ServerDown: LocalizedError {
     var errorDescription: String? { "The server is down." }
   }
