@@ -39,3 +39,24 @@ uintptr_t rk_shim_stack_lower_bound(void) {
     return 0;
 #endif
 }
+
+/* ---- fork detection ------------------------------------------------------------------ */
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+static _Atomic uint64_t rk_fork_generation_value = 0;
+static pthread_once_t rk_fork_handler_once = PTHREAD_ONCE_INIT;
+
+static void rk_after_fork_in_child(void) {
+    atomic_fetch_add_explicit(&rk_fork_generation_value, 1, memory_order_relaxed);
+}
+
+static void rk_install_fork_handler(void) {
+    pthread_atfork(NULL, NULL, rk_after_fork_in_child);
+}
+
+uint64_t rk_shim_fork_generation(void) {
+    pthread_once(&rk_fork_handler_once, rk_install_fork_handler);
+    return atomic_load_explicit(&rk_fork_generation_value, memory_order_relaxed);
+}

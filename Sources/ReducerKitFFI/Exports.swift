@@ -3,6 +3,7 @@
 #elseif canImport(Darwin)
   @preconcurrency import Darwin
 #endif
+import CReducerKitShims
 import ReducerKitWire
 import Synchronization
 
@@ -10,7 +11,8 @@ import Synchronization
 // error or trap crosses the boundary.
 
 /// Live stores by handle. Handles are never reused, so a destroyed handle is always detected.
-private let handles = Mutex<(next: UInt, stores: [UInt: HostStoreBox])>((0, [:]))
+private let handles = Mutex<(next: UInt, stores: [UInt: (box: HostStoreBox, generation: UInt64)])>(
+  (0, [:]))
 
 /// Handles look like aligned pointers but are only keys; the library never dereferences them.
 private let handleBase: UInt = 0x5_2B00_0000
@@ -21,7 +23,17 @@ private func lookup(_ store: OpaquePointer?) throws(FFIError) -> HostStoreBox {
   guard let found = handles.withLock({ $0.stores[key] }) else {
     throw FFIError(.invalidHandle, "store \(UnsafeRawPointer(store)) was destroyed or never created")
   }
-  return found
+  guard found.generation == rk_shim_fork_generation() else { throw forkedStoreError(store) }
+  return found.box
+}
+
+/// A store made before this process was forked: its effects' threads are not in the child.
+private func forkedStoreError(_ store: OpaquePointer) -> FFIError {
+  FFIError(
+    .misuse,
+    "store \(UnsafeRawPointer(store)) was created before this process forked; its effects "
+      + "cannot run in the child. Create stores after forking (Python multiprocessing: the "
+      + "'spawn' or 'forkserver' start method, or create the store in the child)")
 }
 
 private let versionString: StaticString = "0.1.0"
@@ -81,11 +93,12 @@ public func rk_store_create(
     var options = try StoreOptions(
       parsing: optionsJSON.map { UnsafeRawBufferPointer(start: $0, count: strlen($0)) })
     defer { options.release() }
+    let generation = rk_shim_fork_generation()
     let store = try found.makeStore(options)
     let key = handles.withLock { table in
       table.next += 1
       let key = handleBase &+ table.next &* 16
-      table.stores[key] = store
+      table.stores[key] = (store, generation)
       return key
     }
     out.pointee = OpaquePointer(bitPattern: key)
@@ -100,7 +113,10 @@ public func rk_store_destroy(_ store: OpaquePointer?) {
     setLastError("rk_store_destroy: store \(UnsafeRawPointer(store)) was destroyed or never created")
     return
   }
-  removed.destroy()
+  // In a fork child, a store from the parent is only forgotten: its effects' threads, and
+  // whatever locks they held at the fork, are not in this process.
+  guard removed.generation == rk_shim_fork_generation() else { return }
+  removed.box.destroy()
 }
 
 @_cdecl("rk_store_send")

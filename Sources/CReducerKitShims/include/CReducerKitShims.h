@@ -14,4 +14,9 @@ void *rk_shim_find_symbol(const char *name);
    unknown. Stacks grow down. */
 uintptr_t rk_shim_stack_lower_bound(void);
 
+/* How many times this process is a fork() child of a process that had loaded the library:
+   0 in the original process. The first call installs the pthread_atfork handler that counts;
+   rk_store_create calls it, so every store records the generation it was created in. */
+uint64_t rk_shim_fork_generation(void);
+
 #endif

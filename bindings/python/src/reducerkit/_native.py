@@ -184,10 +184,12 @@ class Library:
         raw = self.rk_last_error()
         return raw.decode("utf-8", "replace") if raw else ""
 
-    def error(self, status: int, context: str = "") -> ReducerKitError:
-        """The exception for ``status``, with this thread's ``rk_last_error()`` message.
-        Call it on the thread of the failing call, right after it."""
-        message = self.last_error()
+    def error(self, status: int, context: str = "", message: str | None = None) -> ReducerKitError:
+        """The exception for ``status``, with this thread's ``rk_last_error()`` message (or
+        ``message``, read on the thread that made the call). Call it on the thread of the
+        failing call, right after it."""
+        if message is None:
+            message = self.last_error()
         if context:
             message = f"{context}: {message}" if message else context
         return error_for_status(status, message, self.status_string(status))
@@ -284,12 +286,3 @@ def set_default(lib: Library) -> None:
     """Makes ``lib`` the library used when none is given."""
     global _default
     _default = lib
-
-
-def status_name(status: int) -> str:
-    """``RK_ERR_ACTION`` style name of a status code, without loading the library."""
-    try:
-        s = Status(status)
-    except ValueError:
-        return f"status {status}"
-    return "RK_OK" if s is Status.OK else f"RK_ERR_{s.name}"

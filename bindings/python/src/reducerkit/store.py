@@ -19,6 +19,7 @@ import math
 import os
 import sys
 import threading
+import time
 import traceback
 import weakref
 from collections.abc import AsyncGenerator, Callable
@@ -150,14 +151,10 @@ class _Core:
             self.closed = True
         with _live_lock:
             _live_cores.discard(self)
-        if self.in_own_callback():
-            # Destroying a store from inside its own callback (explicit close() in a
-            # subscriber, or a finalizer run by the GC there) would wait for ourselves: do it
-            # on a helper thread once this callback has returned.
-            threading.Thread(target=self._release, name="reducerkit-close",
-                             daemon=True).start()
-        else:
-            self._release()
+        # Also from inside one of the store's own callbacks: the library runs callbacks outside
+        # the store's lock, so destroying there returns at once, and no callback (nor any
+        # state an action sent from that callback produced) is delivered after it.
+        self._release()
         for loop, queue in list(self.streams):
             try:
                 loop.call_soon_threadsafe(queue.put_nowait, _CLOSED)
@@ -173,7 +170,10 @@ class _Core:
         else:
             for token in list(self.subs):
                 self.lib.rk_store_unsubscribe(handle, token)
-        # After destroy/unsubscribe returned, no callback runs again: the thunks may go.
+        # After destroy/unsubscribe returned, no callback runs again: the thunks may go, except
+        # the one running now when this is called from a callback (freed later).
+        if self.in_own_callback():
+            _graveyard.extend(self.subs.values())
         self.subs.clear()
 
     def _report_unraised(self, reason: str) -> None:
@@ -230,6 +230,95 @@ def _encode_action(action: Any) -> bytes:
                         Status.JSON) from e
 
 
+_INT64_MAX = 2**63 - 1
+_WAIT_SLICE_MS = 100
+
+
+def _monotonic_ms() -> int:
+    return time.monotonic_ns() // 1_000_000
+
+
+def _milliseconds(name: str, value: Any, *, scale: int, ceil: bool) -> int:
+    """``value`` (seconds when ``scale`` is 1000, milliseconds when it is 1) as whole
+    milliseconds in ``0 ... 2**63 - 1``, or an :class:`InvalidArgumentError` that says the
+    range. Checked here: ctypes would silently wrap an out-of-range integer."""
+    unit = "seconds" if scale == 1000 else "milliseconds"
+    limit = "2**63 / 1000" if scale == 1000 else "2**63 - 1"
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InvalidArgumentError(
+            f"{name} must be a number of {unit}, not {type(value).__name__}",
+            Status.INVALID_ARGUMENT)
+    if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
+        raise InvalidArgumentError(
+            f"{name} must be a finite number of {unit} from 0 to {limit}, not {value!r}",
+            Status.INVALID_ARGUMENT)
+    scaled = value * scale
+    ms = math.ceil(scaled) if ceil else round(scaled)
+    if ms < 0 or ms > _INT64_MAX:
+        raise InvalidArgumentError(
+            f"{name} must be from 0 to {limit} {unit}, not {value!r}", Status.INVALID_ARGUMENT)
+    return int(ms)
+
+
+class _Worker:
+    """One daemon thread that runs blocking library calls for the main thread, so that the
+    main thread can wait in short slices and take Ctrl-C (a signal handler runs only on the
+    main thread, and only between bytecodes)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.jobs: list[tuple[Library, Callable[..., int], tuple[Any, ...], list[Any],
+                              threading.Event]] = []
+        self.ready = threading.Condition(self.lock)
+        self.thread: threading.Thread | None = None
+
+    def submit(self, lib: Library, fn: Callable[..., int],
+               args: tuple[Any, ...]) -> tuple[list[Any], threading.Event]:
+        result: list[Any] = []
+        done = threading.Event()
+        with self.lock:
+            self.jobs.append((lib, fn, args, result, done))
+            if self.thread is None:
+                self.thread = threading.Thread(target=self._run, name="reducerkit-blocking",
+                                               daemon=True)
+                self.thread.start()
+            self.ready.notify()
+        return result, done
+
+    def _run(self) -> None:
+        while True:
+            with self.lock:
+                while not self.jobs:
+                    self.ready.wait()
+                lib, fn, args, result, done = self.jobs.pop(0)
+            try:
+                status = fn(*args)
+                # rk_last_error() is per thread: read it here, on the calling thread.
+                result.append((status, lib.last_error() if status else ""))
+            except BaseException as e:  # pragma: no cover - ctypes calls do not raise
+                result.append(e)
+            done.set()
+
+
+_worker = _Worker()
+
+
+def _interruptible(lib: Library, fn: Callable[..., int], *args: Any) -> tuple[int, str | None]:
+    """``fn(*args)`` and, when it failed, its ``rk_last_error()`` (None: read it on this
+    thread). On the main thread the worker makes the call while this thread waits in short
+    slices, so Ctrl-C raises ``KeyboardInterrupt`` at once."""
+    if threading.current_thread() is not threading.main_thread():
+        return fn(*args), None
+    result, done = _worker.submit(lib, fn, args)
+    while not done.wait(_WAIT_SLICE_MS / 1000):
+        pass
+    value = result[0]
+    if isinstance(value, BaseException):  # pragma: no cover
+        raise value
+    status, message = value
+    return int(status), message
+
+
 class Store:
     """A store of a feature implemented in Swift.
 
@@ -278,6 +367,9 @@ class Store:
         if not isinstance(feature, str):
             raise InvalidArgumentError(f"feature must be a str, not {type(feature).__name__}",
                                        Status.INVALID_ARGUMENT)
+        if "\x00" in feature:
+            raise InvalidArgumentError(
+                f"feature name {feature[:64]!r} contains a NUL character", Status.INVALID_ARGUMENT)
         out = c_void_p()
         status = lib.rk_store_create(feature.encode("utf-8"), options_json, byref(out))
         if status:
@@ -320,7 +412,7 @@ class Store:
         self._handle = handle
         self._errors = core.errors  # the same list: a cheap check on the hot path
         self._cache: tuple[int, Any] = (-1, None)
-        self._send = lib.rk_store_send
+        self._send = lib.rk_store_send_n
         self._version_fn = lib.rk_store_version
         self._version_out = c_uint64()
         with _live_lock:
@@ -396,8 +488,8 @@ class Store:
             raise StoreClosedError(f"{self._core.name} is closed", Status.INVALID_HANDLE)
         return handle
 
-    def _fail(self, status: int, context: str = "") -> None:
-        error = self._lib.error(status, context)
+    def _fail(self, status: int, context: str = "", message: str | None = None) -> None:
+        error = self._lib.error(status, context, message)
         if self._errors:
             # A subscriber's exception comes first; the call's own error rides along.
             errors = self._core.take_errors()
@@ -429,7 +521,7 @@ class Store:
                 data = _encode_action(action)
         else:
             data = _encode_action(action)
-        status = self._send(handle, data)
+        status = self._send(handle, data, len(data))  # by length: a NUL byte is not the end
         if status:
             self._fail(status)
         if self._errors:
@@ -570,21 +662,27 @@ class Store:
         """Blocks until every effect has finished or sleeps on the test clock.
 
         Args:
-            timeout: seconds; ``None`` waits without limit.
+            timeout: seconds (``0`` to ``2**63 / 1000``); ``None`` or ``math.inf`` waits
+                without limit. Ctrl-C interrupts the wait (``KeyboardInterrupt``) within a
+                tenth of a second; the store stays usable.
 
         Raises:
             TimeoutError: effects still running after ``timeout``.
-            MisuseError: called from inside one of this store's subscribers.
+            InvalidArgumentError: a negative, NaN or too large ``timeout``.
         """
         handle = self._live_handle()
-        if timeout is None:
-            ms = -1
+        if timeout is None or timeout == math.inf:
+            deadline = None
         else:
-            if timeout < 0 or math.isnan(timeout):
-                raise InvalidArgumentError(f"timeout must be >= 0 or None, not {timeout!r}",
-                                           Status.INVALID_ARGUMENT)
-            ms = math.ceil(timeout * 1000)
-        status = self._lib.rk_store_wait_idle(handle, ms)
+            ms = _milliseconds("timeout", timeout, scale=1000, ceil=True)
+            deadline = _monotonic_ms() + ms
+        status = 0
+        while True:
+            # In slices, so that Python runs signal handlers (Ctrl-C) between them.
+            remaining = _WAIT_SLICE_MS if deadline is None else max(0, deadline - _monotonic_ms())
+            status = self._lib.rk_store_wait_idle(handle, min(_WAIT_SLICE_MS, remaining))
+            if status != Status.TIMEOUT or (deadline is not None and _monotonic_ms() >= deadline):
+                break
         if status:
             self._fail(status, f"wait_idle(timeout={timeout})")
         if self._errors:
@@ -594,23 +692,31 @@ class Store:
         """Moves the test clock forward; due sleepers run, and this returns when every
         effect they woke has finished or sleeps again (so the state is deterministic).
 
-        ``store.advance(seconds=0.3)`` or ``store.advance(milliseconds=300)``.
+        ``store.advance(seconds=0.3)`` or ``store.advance(milliseconds=300)``; from 0 to
+        ``2**63 - 1`` milliseconds. Ctrl-C raises ``KeyboardInterrupt`` within a tenth of a
+        second; the advance under way then finishes in the library (it is bounded: at most
+        10 s of wall time) and the store stays usable.
 
         Raises:
-            MisuseError: the store uses the live clock (or called from a subscriber).
+            MisuseError: the store uses the live clock.
+            InvalidArgumentError: a negative, NaN, infinite or too large amount.
+            TimeoutError: woken effects did not settle within 10 s of wall time.
         """
         if (seconds is None) == (milliseconds is None):
             raise TypeError("advance() takes exactly one of seconds= or milliseconds=")
         if milliseconds is None:
             assert seconds is not None
-            if seconds < 0 or math.isnan(seconds):
-                raise InvalidArgumentError(f"cannot advance by {seconds!r} s",
-                                           Status.INVALID_ARGUMENT)
-            milliseconds = round(seconds * 1000)
+            ms = _milliseconds("seconds", seconds, scale=1000, ceil=False)
+        else:
+            if isinstance(milliseconds, float) and not milliseconds.is_integer():
+                raise InvalidArgumentError(
+                    f"milliseconds must be a whole number, not {milliseconds!r}",
+                    Status.INVALID_ARGUMENT)
+            ms = _milliseconds("milliseconds", milliseconds, scale=1, ceil=False)
         handle = self._live_handle()
-        status = self._lib.rk_store_advance_clock(handle, int(milliseconds))
+        status, message = _interruptible(self._lib, self._lib.rk_store_advance_clock, handle, ms)
         if status:
-            self._fail(status, f"advance({milliseconds} ms)")
+            self._fail(status, f"advance({ms} ms)", message)
         if self._errors:
             self._raise_pending()
 

@@ -1,0 +1,203 @@
+"""Input that 0.1.0 mishandled at the Python boundary: NUL bytes, out-of-range numbers that
+ctypes wrapped around, Ctrl-C during long waits, close() from a subscriber, fork()."""
+
+from __future__ import annotations
+
+import math
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from reducerkit import (
+    ActionError,
+    InvalidArgumentError,
+    Library,
+    MisuseError,
+    ReducerKitError,
+    Store,
+)
+
+SRC = str(Path(__file__).resolve().parents[1] / "src")
+
+
+def test_send_bytes_does_not_stop_at_a_nul_byte(lib: Library) -> None:
+    with Store("todos", initial_state={"todos": [{"id": 1, "title": "a", "isComplete": True}]},
+               library=lib) as store:
+        before = (store.version, store.state)
+        # 0.1.0 passed the bytes as a C string: the action stopped at the NUL and was applied.
+        with pytest.raises((ActionError, ReducerKitError)) as raised:
+            store.send(b'"clearCompleted"\x00 junk')
+        assert isinstance(raised.value, ReducerKitError)
+        assert (store.version, store.state) == before
+        store.send(b'"clearCompleted"')
+        assert store.state["todos"] == []
+
+
+def test_a_nul_in_a_str_action_is_an_action_error(lib: Library) -> None:
+    with Store("counter", library=lib) as store:
+        with pytest.raises(ActionError):
+            store.send("increment\x00")
+        assert store.version == 0
+
+
+def test_a_feature_name_with_a_nul_is_a_value_error(lib: Library) -> None:
+    with pytest.raises(ValueError) as raised:
+        Store("counter\x00junk", library=lib)
+    assert isinstance(raised.value, ReducerKitError)
+    assert "NUL" in str(raised.value)
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"milliseconds": 2**64 + 5000},  # 0.1.0: advanced 5 s (wrapped around)
+    {"milliseconds": 2**63},
+    {"milliseconds": -1},
+    {"milliseconds": 1.5},
+    {"seconds": math.inf},
+    {"seconds": math.nan},
+    {"seconds": -0.5},
+    {"seconds": 2.0**63},
+    {"seconds": True},
+])
+def test_advance_checks_its_range(lib: Library, kwargs: dict[str, Any]) -> None:
+    with Store("counter", clock="test", library=lib) as store:
+        store.send("toggleTimer")
+        with pytest.raises(InvalidArgumentError) as raised:
+            store.advance(**kwargs)
+        assert isinstance(raised.value, ValueError)
+        assert "from 0 to" in str(raised.value) or "whole number" in str(raised.value) \
+            or "must be a number" in str(raised.value)
+        assert store.state["count"] == 0  # the clock did not move
+        store.send("toggleTimer")  # timer off: then the top of the range is accepted
+        store.advance(milliseconds=2**63 - 1)
+
+
+@pytest.mark.parametrize("timeout", [2**63 / 1000, -1, math.nan, -math.inf, "1"])
+def test_wait_idle_checks_its_range(lib: Library, timeout: Any) -> None:
+    with Store("counter", library=lib) as store:
+        with pytest.raises(InvalidArgumentError) as raised:
+            store.wait_idle(timeout=timeout)  # 0.1.0: 2**63/1000 wrapped to "wait forever"
+        assert "timeout" in str(raised.value)
+
+
+def test_an_infinite_timeout_means_no_limit(lib: Library) -> None:
+    with Store("counter", library=lib) as store:
+        store.send("factButtonTapped")
+        store.wait_idle(timeout=math.inf)
+        store.wait_idle(timeout=None)
+        assert store.state["fact"] is not None
+
+
+CTRL_C_CHILD = textwrap.dedent("""
+    import math, sys, time
+    import reducerkit
+    store = reducerkit.Store(sys.argv[1], clock=sys.argv[2])
+    store.send("toggleTimer")  # a timer: never idle on the live clock, endless on the test one
+    print("ready", flush=True)
+    start = time.monotonic()
+    try:
+        if sys.argv[3] == "wait":
+            store.wait_idle(timeout=None)
+        else:
+            store.advance(milliseconds=2**62)
+        print("returned", flush=True)
+    except KeyboardInterrupt:
+        print("interrupted %.3f" % (time.monotonic() - start), flush=True)
+    store.send({"setCount": 41})
+    store.send("increment")
+    assert store.state["count"] >= 42, store.state
+    print("usable", flush=True)
+""")
+
+
+@pytest.mark.parametrize("clock,call", [("live", "wait"), ("test", "advance")])
+def test_ctrl_c_interrupts_long_waits(lib: Library, clock: str, call: str) -> None:
+    env = dict(os.environ, PYTHONPATH=SRC, REDUCERKIT_LIB=lib.path)
+    child = subprocess.Popen([sys.executable, "-c", CTRL_C_CHILD, "counter", clock, call],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        assert child.stdout is not None
+        assert child.stdout.readline().strip() == "ready"
+        time.sleep(0.5)
+        sent = time.monotonic()
+        child.send_signal(signal.SIGINT)
+        line = child.stdout.readline().split()
+        latency = time.monotonic() - sent
+        assert line and line[0] == "interrupted", (line, child.stderr.read() if child.stderr else "")
+        assert latency < 0.2 + 0.3, f"KeyboardInterrupt took {latency:.3f} s"  # + process noise
+        assert child.stdout.readline().strip() == "usable"
+        assert child.wait(timeout=30) == 0
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+
+
+def test_close_from_a_subscriber_is_final(lib: Library) -> None:
+    store = Store("counter", library=lib)
+    calls: list[int] = []
+
+    def on_state(state: dict[str, Any]) -> None:
+        calls.append(state["count"])
+        if state["count"] == 1:
+            store.send("increment")  # its state would be delivered after this callback...
+            store.close()  # ...but the store is closed first: nothing is delivered after this
+            calls.append(-1)
+
+    store.subscribe(on_state)
+    store.send("increment")
+    assert calls == [1, -1]
+    assert store.closed
+    time.sleep(0.05)
+    assert calls == [1, -1]
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork()")
+def test_a_store_used_after_fork_is_misuse(lib: Library) -> None:
+    with Store("counter", clock="test", library=lib) as store:
+        store.send("increment")
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: report through the pipe, never return into pytest
+            code = 0
+            try:
+                try:
+                    store.send("increment")
+                    code = 1
+                except MisuseError as e:
+                    code = 0 if "fork" in str(e) else 2
+                with Store("counter", clock="test", library=lib) as fresh:
+                    fresh.send("increment")
+                    if fresh.state["count"] != 1:
+                        code = 3
+            except BaseException:
+                code = 4
+            os.write(write, bytes([code]))
+            os._exit(0)
+        os.close(write)
+        result = os.read(read, 1)
+        os.close(read)
+        os.waitpid(pid, 0)
+        assert result == b"\x00", f"child reported {result!r}"
+        store.send("increment")  # the parent's store is unaffected
+        assert store.state["count"] == 2
+
+
+def test_adding_a_todo_after_a_large_initial_state(lib: Library) -> None:
+    # 0.1.0 probed for a free id with a linear scan per probe: 100,000 todos with nextID 1
+    # made one addTodo take seconds while holding the store.
+    todos = [{"id": i, "title": f"t{i}", "isComplete": False} for i in range(1, 100_001)]
+    with Store("todos", initial_state={"todos": todos, "nextID": 1}, library=lib) as store:
+        store.send({"addTodo": {"title": "new"}})
+        store.send({"addTodo": {"title": "newer"}})
+        state = store.state
+        ids = [todo["id"] for todo in state["todos"]]
+        assert len(ids) == len(set(ids)) == 100_002
+        assert ids[-2:] == [100_001, 100_002]
+        assert state["nextID"] == 100_003
