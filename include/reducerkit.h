@@ -23,6 +23,11 @@
  *     serialized by the store: a send from another thread waits for a running one to finish.
  *   - Misuse that can be detected is an error, not a crash: NULL arguments, a destroyed or
  *     never-created store handle.
+ *   - fork(): a store belongs to the process that created it. In a child of fork() (Python's
+ *     multiprocessing default on Linux) every call on a store created before the fork returns
+ *     RK_ERR_MISUSE, saying to create stores after forking: its effects ran on threads that
+ *     the child does not have. rk_store_destroy() of such a store only forgets it. Stores the
+ *     child creates itself work as usual.
  */
 #ifndef REDUCERKIT_H
 #define REDUCERKIT_H
@@ -76,8 +81,9 @@ typedef enum rk_status {
     RK_ERR_INVALID_HANDLE = 6,  /* a store handle that was destroyed or never created */
     RK_ERR_TIMEOUT = 7,         /* effects did not settle within the time given */
     RK_ERR_INTERNAL = 8,        /* a bug in ReducerKit or a feature; the message says what */
-    RK_ERR_MISUSE = 9           /* a call not allowed here, e.g.
-                                   advancing the clock of a store on the live clock */
+    RK_ERR_MISUSE = 9           /* a call not allowed here, e.g. advancing the clock of a
+                                   store on the live clock, or using a store in a fork()
+                                   child of the process that created it */
 } rk_status;
 
 /** A static English name for a status, e.g. "RK_ERR_ACTION: not an action of the feature".

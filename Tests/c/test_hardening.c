@@ -7,6 +7,7 @@
 
 #include <pthread.h>
 #include <stdint.h>
+#include <sys/wait.h>
 
 #define TEST_CLOCK "{\"clock\":\"test\"}"
 
@@ -167,10 +168,42 @@ static void test_advance_is_bounded_in_wall_time(void) {
     rk_store_destroy(s);
 }
 
+static void test_store_used_after_fork(void) {
+    rk_store *s = CREATE("counter", TEST_CLOCK);
+    pid_t pid;
+    int status = 0;
+    TEST("a store created before fork() is misuse in the child; new stores work there");
+    CHECK_OK(rk_store_send(s, "\"increment\""));
+    fflush(NULL);
+    pid = fork();
+    if (pid == 0) {
+        /* The child: exit codes say what went wrong (0: as documented). */
+        rk_store *fresh = NULL;
+        uint64_t version = 0;
+        if (rk_store_send(s, "\"increment\"") != RK_ERR_MISUSE) _exit(1);
+        if (strstr(rk_last_error(), "fork") == NULL) _exit(2);
+        if (rk_store_version(s, &version) != RK_ERR_MISUSE) _exit(3);
+        rk_store_destroy(s); /* forgets it; no crash, no hang */
+        if (rk_store_create("counter", TEST_CLOCK, &fresh) != RK_OK) _exit(4);
+        if (rk_store_send(fresh, "{\"setCount\":5}") != RK_OK) _exit(5);
+        if (rk_store_version(fresh, &version) != RK_OK || version != 1) _exit(6);
+        rk_store_destroy(fresh);
+        _exit(0);
+    }
+    CHECK(pid > 0);
+    CHECK(waitpid(pid, &status, 0) == pid);
+    CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %d", status);
+    /* The parent's store is unaffected. */
+    CHECK_OK(rk_store_send(s, "\"increment\""));
+    CHECK_STATE(s, "{\"count\":2,\"fact\":null,\"isTimerOn\":false}");
+    rk_store_destroy(s);
+}
+
 int main(void) {
     test_callbacks_that_send_to_each_other();
     test_callbacks_coalesce_per_send();
     test_advance_never_traps();
     test_advance_is_bounded_in_wall_time();
+    test_store_used_after_fork();
     RK_TEST_EXIT();
 }

@@ -121,8 +121,8 @@ class InternalError(ReducerKitError):
 
 
 class MisuseError(ReducerKitError):
-    """``RK_ERR_MISUSE``: a call not allowed here, e.g. waiting from inside a subscriber, or
-    advancing the clock of a store on the live clock."""
+    """``RK_ERR_MISUSE``: a call not allowed here, e.g. advancing the clock of a store on the
+    live clock, or using a store in a ``fork()`` child of the process that created it."""
 
 
 class LibraryNotFoundError(ReducerKitError, OSError):

@@ -611,9 +611,10 @@ class Store:
 
     def subscribe(self, callback: Callable[..., object], *, with_version: bool = False) -> int:
         """Calls ``callback(state)`` (``callback(state, version)`` with ``with_version``)
-        after every action the store reduces, from now on. It runs on the thread that
-        reduced the action: the caller of :meth:`send`, or one of Swift's threads for
-        actions sent by effects. An exception it raises is re-raised by the next call on
+        once per send that reduced an action, from now on, with the final state (an action
+        and the actions its ``.send`` effects queue give one call). It runs outside the
+        store's lock, one call at a time: on the thread that sent (the caller of
+        :meth:`send`, or one of Swift's threads for actions sent by effects). An exception it raises is re-raised by the next call on
         this store. Returns a token for :meth:`unsubscribe`."""
         handle = self._live_handle()
         core = self._core
