@@ -27,6 +27,9 @@ private func lookup(_ store: OpaquePointer?) throws(FFIError) -> HostStoreBox {
   return found.box
 }
 
+/// Stores of a parent process destroyed in a fork child: never released (see rk_store_destroy).
+private let forkedAway = Mutex<[HostStoreBox]>([])
+
 /// A store made before this process was forked: its effects' threads are not in the child.
 private func forkedStoreError(_ store: OpaquePointer) -> FFIError {
   FFIError(
@@ -113,9 +116,12 @@ public func rk_store_destroy(_ store: OpaquePointer?) {
     setLastError("rk_store_destroy: store \(UnsafeRawPointer(store)) was destroyed or never created")
     return
   }
-  // In a fork child, a store from the parent is only forgotten: its effects' threads, and
-  // whatever locks they held at the fork, are not in this process.
-  guard removed.generation == rk_shim_fork_generation() else { return }
+  // In a fork child, a store from the parent is only forgotten, and kept from deinitializing:
+  // its effects' threads, and whatever locks they held at the fork, are not in this process.
+  guard removed.generation == rk_shim_fork_generation() else {
+    forkedAway.withLock { $0.append(removed.box) }
+    return
+  }
   removed.box.destroy()
 }
 
