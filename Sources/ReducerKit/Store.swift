@@ -140,10 +140,10 @@ public final class Store<State, Action: Sendable>: @unchecked Sendable {
     } else {
       _runWithDependencies(action, &tasks)
     }
-    let deliver = _queueDelivery(since: start)
+    let delivery = _finalState(since: start)
     owner.store(0, ordering: .relaxed)
     lock.unlock()
-    if deliver { observers.deliver() }
+    if let delivery { observers.deliver(delivery.state, version: delivery.version) }
     if observationUsed.load(ordering: .relaxed) { _notifyObservation() }
     return StoreTask(tasks: tasks)
   }
@@ -272,16 +272,15 @@ public final class Store<State, Action: Sendable>: @unchecked Sendable {
     Send { [weak self] action in self?.send(action) }
   }
 
-  /// Queues the final state for the observers when this outer send reduced anything.
-  /// Called by the owner, under the lock. Returns whether there is something to deliver.
+  /// The state the observers get after this outer send, when it reduced anything and someone
+  /// listens. Called by the owner, under the lock.
   @inlinable
-  func _queueDelivery(since start: UInt64) -> Bool {
+  func _finalState(since start: UInt64) -> (state: State, version: UInt64)? {
     let version = _version.load(ordering: .relaxed)
     guard version != start, observers.count.load(ordering: .relaxed) > 0, !isInvalidated else {
-      return false
+      return nil
     }
-    observers.enqueue(_state, version: version)
-    return true
+    return (_state, version)
   }
 
   // MARK: Reading
@@ -333,10 +332,10 @@ public final class Store<State, Action: Sendable>: @unchecked Sendable {
         if !deferred.isEmpty { _startDeferred(&tasks) }
       }
     }
-    let deliver = _queueDelivery(since: start)
+    let delivery = _finalState(since: start)
     owner.store(0, ordering: .relaxed)
     lock.unlock()
-    if deliver { observers.deliver() }
+    if let delivery { observers.deliver(delivery.state, version: delivery.version) }
     return result
   }
 
@@ -489,7 +488,7 @@ public final class Store<State, Action: Sendable>: @unchecked Sendable {
       return true
     }
     guard added else { return StoreSubscription {} }
-    if deliverCurrent { observers.deliver() }
+    if deliverCurrent { observers.deliverInitial() }
     return StoreSubscription { [weak self] in self?.observers.remove(subscriber) }
   }
 

@@ -10,106 +10,126 @@ import Synchronization
 /// A state observer registered with a store.
 @usableFromInline
 final class _Subscriber<State>: @unchecked Sendable {
-  // Safe: `notify` is immutable and only called by the thread delivering for the store, one
-  // delivery at a time (see `_Observers`); `slot` is only touched under the observers' lock;
-  // `isActive` is atomic.
+  // Safe: `notify` is immutable and, like `lastVersion`, only used by the thread delivering
+  // for the store, one delivery at a time (see `_Observers`); `slot` is only touched under
+  // the observers' lock; `isActive` is atomic.
   @usableFromInline let notify: (State, UInt64) -> Void
-  let isActive = Atomic<Bool>(true)
+  @usableFromInline let isActive = Atomic<Bool>(true)
+  /// The version last delivered: a subscriber only ever moves forward.
+  @usableFromInline var lastVersion: UInt64 = 0
   var slot = -1
 
   init(notify: @escaping (State, UInt64) -> Void) { self.notify = notify }
+
+  /// Calls the callback unless it was removed or already saw this version or a newer one.
+  @inlinable
+  func deliver(_ state: State, _ version: UInt64, initial: Bool) {
+    guard isActive.load(ordering: .acquiring), initial || version > lastVersion else { return }
+    lastVersion = version
+    notify(state, version)
+  }
 }
 
-/// The observers of one store and the deliveries they are owed.
+/// The observers of one store and the states they are owed.
 ///
-/// A store hands each finished outer `send` to ``enqueue(_:version:)`` while it holds its own
-/// lock, then calls ``deliver()`` after releasing it: callbacks never run under the store's
-/// lock, so a callback may send to any store (even one whose callback sends back) without a
-/// lock-order deadlock. Deliveries run in order, one at a time per store: the first thread to
-/// find nobody delivering becomes the deliverer and drains the queue; a thread that finds a
-/// deliverer (another thread, or itself further up the stack when a callback sends) leaves its
-/// delivery to it. Consecutive states waiting in the queue are coalesced into the newest.
+/// A store hands the final state of each outer `send` to ``deliver(_:version:)`` after
+/// releasing its own lock: callbacks never run under the store's lock, so a callback may send
+/// to any store (even one whose callback sends back) without a lock-order deadlock. Deliveries
+/// run one at a time per store: the first thread to find nobody delivering becomes the
+/// deliverer and delivers until nothing waits; a thread that finds a deliverer (another
+/// thread, or itself further up the stack when a callback sends) leaves its state to it. Only
+/// the newest waiting state is kept, and a subscriber never sees an older version after a
+/// newer one.
 @usableFromInline
 final class _Observers<State>: @unchecked Sendable {
   // Safe: every mutable field is read and written only while holding `condition`'s mutex,
   // except `count` (an atomic, for the store's lock-free "anyone listening?" check).
 
-  enum Delivery {
-    /// A state for every active subscriber.
-    case all(State, UInt64)
-    /// The current state for a new subscriber.
-    case one(_Subscriber<State>, State, UInt64)
-  }
-
-  private let condition = _Condition()
+  @usableFromInline let condition = _Condition()
   /// Active subscribers, so a store can skip the work when nobody listens.
   @usableFromInline let count = Atomic<Int>(0)
-  private var slots: ContiguousArray<_Subscriber<State>?> = []
-  private var holes = 0
-  private var queue: ContiguousArray<Delivery> = []
-  private var queueHead = 0
+  @usableFromInline var slots: ContiguousArray<_Subscriber<State>?> = []
+  @usableFromInline var holes = 0
+  /// The newest state waiting for every subscriber.
+  @usableFromInline var waiting: (state: State, version: UInt64)?
+  /// The newest version handed to ``deliver(_:version:)``: older ones come too late.
+  @usableFromInline var newest: UInt64 = 0
+  /// First deliveries to new subscribers.
+  @usableFromInline var initial: ContiguousArray<(_Subscriber<State>, State, UInt64)> = []
   /// The thread delivering now (0: none).
-  private var deliverer: UInt = 0
+  @usableFromInline var deliverer: UInt = 0
   /// Deliveries finished so far: a remover waits for the one in progress to end.
-  private var finished: UInt64 = 0
-  private var waiters = 0
+  @usableFromInline var finished: UInt64 = 0
+  @usableFromInline var waiters = 0
 
   @usableFromInline init() {}
 
-  /// Adds a subscriber; with `current`, its first delivery is that state. The caller holds
-  /// the store's lock, so no newer state can be queued before this one.
+  /// Adds a subscriber; with `current`, its first delivery is that state (made by
+  /// ``deliverInitial()``). The caller holds the store's lock.
   func add(_ subscriber: _Subscriber<State>, current: (State, UInt64)?) {
     condition.lock()
     subscriber.slot = slots.count
     slots.append(subscriber)
     count.add(1, ordering: .relaxed)
-    if let (state, version) = current { queue.append(.one(subscriber, state, version)) }
+    if let (state, version) = current { initial.append((subscriber, state, version)) }
     condition.unlock()
   }
 
-  /// Queues `state` for every subscriber, replacing a state still waiting at the queue's end.
-  @usableFromInline
-  func enqueue(_ state: State, version: UInt64) {
+  /// Delivers `state` (of `version`) to every subscriber, unless a newer one was already
+  /// handed over, or another delivery is under way (which then delivers it).
+  @inlinable
+  func deliver(_ state: State, version: UInt64) {
     condition.lock()
-    if queue.count > queueHead, case .all = queue[queue.count - 1] {
-      queue[queue.count - 1] = .all(state, version)
-    } else {
-      queue.append(.all(state, version))
+    guard version > newest else {
+      condition.unlock()
+      return
     }
-    condition.unlock()
+    newest = version
+    waiting = (state, version)
+    _drainLocked()
   }
 
-  /// Delivers what is queued, unless a deliverer is already at work (which will deliver it).
-  @usableFromInline
-  func deliver() {
-    let me = _currentThreadID()
+  /// Makes the first deliveries to new subscribers.
+  func deliverInitial() {
     condition.lock()
+    _drainLocked()
+  }
+
+  /// Delivers until nothing waits, unless another delivery is under way. Called with the lock
+  /// held; returns with it released.
+  @inlinable
+  func _drainLocked() {
     guard deliverer == 0 else {
       condition.unlock()
       return
     }
-    deliverer = me
-    while queueHead < queue.count {
-      let delivery = queue[queueHead]
-      queueHead += 1
-      let targets = slots
-      condition.unlock()
-      _DeliveryDepth.enter()
-      switch delivery {
-      case let .all(state, version):
-        for case let subscriber? in targets where subscriber.isActive.load(ordering: .acquiring) {
-          subscriber.notify(state, version)
+    deliverer = _currentThreadID()
+    while true {
+      if !initial.isEmpty {
+        let first = initial
+        initial.removeAll()
+        condition.unlock()
+        _DeliveryDepth.enter()
+        for (subscriber, state, version) in first {
+          subscriber.deliver(state, version, initial: true)
         }
-      case let .one(subscriber, state, version):
-        if subscriber.isActive.load(ordering: .acquiring) { subscriber.notify(state, version) }
+        _DeliveryDepth.exit()
+      } else if let (state, version) = waiting {
+        waiting = nil
+        let targets = slots
+        condition.unlock()
+        _DeliveryDepth.enter()
+        for case let subscriber? in targets {
+          subscriber.deliver(state, version, initial: false)
+        }
+        _DeliveryDepth.exit()
+      } else {
+        break
       }
-      _DeliveryDepth.exit()
       condition.lock()
       finished &+= 1
       if waiters > 0 { condition.broadcast() }
     }
-    queue.removeAll(keepingCapacity: true)
-    queueHead = 0
     deliverer = 0
     if waiters > 0 { condition.broadcast() }
     condition.unlock()
@@ -142,7 +162,8 @@ final class _Observers<State>: @unchecked Sendable {
     slots.removeAll()
     holes = 0
     count.store(0, ordering: .relaxed)
-    queue.removeSubrange(queueHead...)
+    waiting = nil
+    initial.removeAll()
     waitForDeliveryInProgress()
     condition.unlock()
   }
@@ -175,20 +196,21 @@ final class _Observers<State>: @unchecked Sendable {
 
 /// How many stores the current thread is delivering to right now (nested when a callback
 /// sends to another store).
+@usableFromInline
 enum _DeliveryDepth {
-  private static let key: pthread_key_t = {
+  @usableFromInline static let key: pthread_key_t = {
     var key = pthread_key_t()
     let err = pthread_key_create(&key, nil)
     precondition(err == 0, "pthread_key_create failed: \(err)")
     return key
   }()
 
-  private static var depth: Int {
+  @inlinable static var depth: Int {
     get { Int(bitPattern: pthread_getspecific(key)) }
     set { _ = pthread_setspecific(key, UnsafeRawPointer(bitPattern: newValue)) }
   }
 
-  static func enter() { depth += 1 }
-  static func exit() { depth -= 1 }
+  @inlinable static func enter() { depth += 1 }
+  @inlinable static func exit() { depth -= 1 }
   static var isDelivering: Bool { depth > 0 }
 }

@@ -56,12 +56,13 @@ final class _Lock: @unchecked Sendable {
 
 /// A mutex plus condition variable, for blocking waits with a deadline (used by hosts that wait
 /// for effects from a thread that is not part of Swift's concurrency pool).
+@usableFromInline
 final class _Condition: @unchecked Sendable {
   // Safe: same reasoning as `_Lock`; the pthread objects are the synchronization primitives.
-  let mutex: UnsafeMutablePointer<pthread_mutex_t>
-  let cond: UnsafeMutablePointer<pthread_cond_t>
+  @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
+  @usableFromInline let cond: UnsafeMutablePointer<pthread_cond_t>
 
-  init() {
+  @usableFromInline init() {
     mutex = .allocate(capacity: 1)
     mutex.initialize(to: pthread_mutex_t())
     var err = pthread_mutex_init(mutex, nil)
@@ -89,15 +90,15 @@ final class _Condition: @unchecked Sendable {
     mutex.deallocate()
   }
 
-  func lock() {
+  @inlinable func lock() {
     let err = pthread_mutex_lock(mutex)
     precondition(err == 0, "pthread_mutex_lock failed: \(err)")
   }
-  func unlock() {
+  @inlinable func unlock() {
     let err = pthread_mutex_unlock(mutex)
     precondition(err == 0, "pthread_mutex_unlock failed: \(err)")
   }
-  func broadcast() {
+  @inlinable func broadcast() {
     let err = pthread_cond_broadcast(cond)
     precondition(err == 0, "pthread_cond_broadcast failed: \(err)")
   }

@@ -96,16 +96,27 @@ where Parent.Action: Sendable, Element.Action: Sendable {
     guard case let .element(id, elementAction)? = toElementAction.extract(action) else {
       return .none
     }
-    guard let index = state[keyPath: toElementsState].index(id: id) else {
+    // One in-place access through the key path (no copy of the collection or the element).
+    guard let effect = Self._reduce(element, &state[keyPath: toElementsState], id, elementAction)
+    else {
       _ChildScopes.reportMissingChild(
         operator: "forEach", parent: Parent.self, action: action,
         detail: "no element with id \(id) was in the collection")
       return .none
     }
-    let effect = element.reduce(into: &state[keyPath: toElementsState][index], action: elementAction)
     if effect.isNone { return .none }
     let embed = toElementAction.embed
     return effect._scoped(to: _component(id)).map { embed(.element(id: id, action: $0), action) }
+  }
+
+  /// Reduces the element with `id` in place; nil when there is none.
+  @inlinable
+  static func _reduce(
+    _ element: Element, _ elements: inout IdentifiedArray<ID, Element.State>, _ id: ID,
+    _ action: Element.Action
+  ) -> Effect<Element.Action>? {
+    guard let index = elements.index(id: id) else { return nil }
+    return element.reduce(into: &elements[index], action: action)
   }
 
   @inlinable
