@@ -25,6 +25,9 @@ def test_features(cli: Run) -> None:
         assert f"\n{name}" in "\n" + out
     assert "increment" in out and "setCount" in out and "addTodo" in out
     assert "queryChanged" in out
+    # A case without payload is listed once, in the form a user types.
+    assert "actions: increment, decrement, setCount(integer)," in out
+    assert "increment(" not in out
 
 
 def test_features_json(cli: Run) -> None:

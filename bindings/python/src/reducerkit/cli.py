@@ -98,7 +98,12 @@ def summarize_schema(action_schema: Any) -> list[str]:
             else:
                 cases.append(_type_name(option))
         elif "oneOf" in option or "anyOf" in option:
-            cases.extend(summarize_schema(option))
+            nested = option.get("oneOf") or option.get("anyOf") or []
+            names = [o["const"] for o in nested
+                     if isinstance(o, dict) and isinstance(o.get("const"), str)]
+            # A case without payload: "increment", and its alternate spellings
+            # {"increment": {}} / {"increment": null}, which name the same case.
+            cases.extend(names if names else summarize_schema(option))
         else:
             cases.append(_type_name(option))
     return cases
