@@ -316,7 +316,7 @@ where R: SendableMetatype, R.State: Codable & Sendable, R.Action: Codable & Send
   @inlinable
   func waitIdle(timeoutMilliseconds: Int64) throws(FFIError) {
     guard !isHeldByCurrentThread else {
-      throw FFIError(.misuse, "rk_store_wait_idle called from inside a callback of the same store")
+      throw FFIError(.misuse, "rk_store_wait_idle called from inside a reduce of the same store")
     }
     let nanoseconds: Int64
     if timeoutMilliseconds < 0 {
