@@ -51,15 +51,15 @@ extern "C" {
 
 /** The library version this header describes. */
 #define RK_VERSION_MAJOR 0
-#define RK_VERSION_MINOR 1
+#define RK_VERSION_MINOR 2
 #define RK_VERSION_PATCH 0
-#define RK_VERSION_STRING "0.1.0"
+#define RK_VERSION_STRING "0.2.0"
 
 /** The ABI version of this header. It changes only when an existing signature or meaning
  *  changes (additions keep it). Check it against rk_abi_version() at start-up. */
 #define RK_ABI_VERSION 1
 
-/** The library's version string, e.g. "0.1.0". Static storage: do not free. Thread-safe. */
+/** The library's version string, e.g. "0.2.0". Static storage: do not free. Thread-safe. */
 RK_API const char *rk_version(void);
 
 /** The library's ABI version. A host built against RK_ABI_VERSION must refuse a library that
@@ -81,9 +81,11 @@ typedef enum rk_status {
     RK_ERR_INVALID_HANDLE = 6,  /* a store handle that was destroyed or never created */
     RK_ERR_TIMEOUT = 7,         /* effects did not settle within the time given */
     RK_ERR_INTERNAL = 8,        /* a bug in ReducerKit or a feature; the message says what */
-    RK_ERR_MISUSE = 9           /* a call not allowed here, e.g. advancing the clock of a
+    RK_ERR_MISUSE = 9,          /* a call not allowed here, e.g. advancing the clock of a
                                    store on the live clock, or using a store in a fork()
                                    child of the process that created it */
+    RK_ERR_RESPONSE = 10        /* JSON that is not a response of the request's endpoint
+                                   (rk_store_resolve); the request stays pending */
 } rk_status;
 
 /** A static English name for a status, e.g. "RK_ERR_ACTION: not an action of the feature".
@@ -102,7 +104,11 @@ RK_API void rk_free(void *p);
 
 /** Lists the features this library exposes, as a JSON array:
  *    [{"name": "counter", "description": "...", "initial_state": {...},
- *      "action_schema": {JSON Schema}, "state_schema": {JSON Schema}}, ...]
+ *      "action_schema": {JSON Schema}, "state_schema": {JSON Schema},
+ *      "requests": [{"name": "numberFact", "payload_schema": {JSON Schema},
+ *                    "response_schema": {JSON Schema}}, ...]}, ...]
+ *  "requests" lists the feature's host endpoints (see "Effects the host fulfils" below); it is
+ *  [] for a feature without any.
  *  *out_json receives a string the caller frees with rk_free(); *out_len its length (may be
  *  NULL if not wanted). Errors: RK_ERR_INVALID_ARGUMENT if out_json is NULL. Thread-safe. */
 RK_API rk_status rk_features(char **out_json, size_t *out_len);
@@ -120,7 +126,12 @@ typedef struct rk_store rk_store;
  *                     state does not have, at any depth, is an error);
  *    "clock": "live" (default) or "test" — with "test", time moves only by
  *             rk_store_advance_clock();
- *    "record_actions": true to record every reduced action for rk_store_take_actions().
+ *    "record_actions": true to record every reduced action for rk_store_take_actions();
+ *    "provide": ["numberFact", ...] — the feature's host endpoints this host answers (see
+ *             "Effects the host fulfils" below). Without it, or for an endpoint not listed,
+ *             the feature's own Swift implementation runs. A name that is not an endpoint
+ *             of the feature, or a name given twice, is RK_ERR_INVALID_ARGUMENT (the
+ *             message lists the feature's endpoints).
  *  Unknown keys are an error, and so is any key given twice (RK_ERR_JSON).
  *
  *  On success *out receives the handle; destroy it with rk_store_destroy().
@@ -129,8 +140,10 @@ typedef struct rk_store rk_store;
  *  feature). Thread-safe. */
 RK_API rk_status rk_store_create(const char *feature, const char *options_json, rk_store **out);
 
-/** Destroys a store: cancels its effects, removes its subscriptions, and frees it. After this
- *  returns, none of its callbacks runs again (a callback running on another thread is waited
+/** Destroys a store: cancels its effects, removes its subscriptions, and frees it. Each
+ *  request still pending is cancelled: a request callback gets its cancellation event before
+ *  this returns (a queued store just closes its request fd). After this returns, none of its
+ *  callbacks runs again (a callback running on another thread is waited
  *  for first). It may be called from inside one of the store's own callbacks: the store stops
  *  at once and that callback is the last. NULL is a no-op; a handle that is already destroyed
  *  is ignored (rk_last_error() says so). Thread-safe.
@@ -199,8 +212,9 @@ RK_API rk_status rk_store_subscribe(rk_store *store, rk_state_callback cb, void 
  *  Errors: RK_ERR_INVALID_HANDLE, RK_ERR_INVALID_ARGUMENT (unknown token). */
 RK_API rk_status rk_store_unsubscribe(rk_store *store, uint64_t token);
 
-/** Blocks until every effect of the store has finished or sleeps on the store's test clock
- *  (a timer on the test clock does not keep it busy), or until timeout_ms milliseconds pass
+/** Blocks until every effect of the store has finished, sleeps on the store's test clock
+ *  (a timer on the test clock does not keep it busy) or waits for the host to answer a
+ *  request (rk_store_resolve()), or until timeout_ms milliseconds pass
  *  (a negative timeout waits without limit). Returns RK_OK when idle, RK_ERR_TIMEOUT
  *  otherwise. It may be called from a state callback (callbacks run outside the store's lock).
  *  Errors: RK_ERR_INVALID_HANDLE. Thread-safe; do not call it from a Swift concurrency
@@ -210,7 +224,8 @@ RK_API rk_status rk_store_wait_idle(rk_store *store, int64_t timeout_ms);
 /** Moves the store's test clock forward by `milliseconds` (>= 0). Sleepers that come due
  *  run one at a time, in deadline order (at the same deadline, in the order they went to
  *  sleep), and each returns to sleep or finishes before the next wakes, so the state after
- *  this returns is deterministic. A sleep until "now" waits for the next advance (an advance
+ *  this returns is deterministic (an effect waiting for the host to answer a request counts as
+ *  settled, so the call returns while requests are pending). A sleep until "now" waits for the next advance (an advance
  *  by 0 wakes it). The clock saturates at INT64_MAX seconds instead of overflowing; a sleep
  *  whose deadline saturated never comes due.
  *  The whole call takes at most 10 s of wall time: past that (a timer over a huge span, or an
@@ -229,9 +244,96 @@ RK_API rk_status rk_store_advance_clock(rk_store *store, int64_t milliseconds);
  *  Errors: RK_ERR_INVALID_ARGUMENT, RK_ERR_INVALID_HANDLE, RK_ERR_MISUSE (not recording). */
 RK_API rk_status rk_store_take_actions(rk_store *store, char **out_json, size_t *out_len);
 
-/** How many effects of the store have not finished (sleeping ones included), into
+/** How many effects of the store have not finished (sleeping ones, and ones waiting for the
+ *  host to answer a request, included), into
  *  *out_count. Errors: RK_ERR_INVALID_ARGUMENT, RK_ERR_INVALID_HANDLE. Thread-safe. */
 RK_API rk_status rk_store_effect_count(rk_store *store, uint64_t *out_count);
+
+/* ---- Effects the host fulfils ---------------------------------------------------------- */
+
+/* A feature may declare host endpoints: operations its effects call (a network call, a file
+ * read, ...) that have a name, a JSON payload and a JSON response (rk_features() lists them
+ * with JSON Schemas). A store created with {"provide": ["numberFact"]} sends each call of
+ * that endpoint to the host as an event instead of running the Swift implementation:
+ *
+ *    a request:        {"id": 1, "name": "numberFact", "payload": 42}
+ *    a cancellation:   {"id": 1, "cancelled": true}
+ *
+ * The host answers a request once, with rk_store_resolve() (the response JSON) or
+ * rk_store_fail() (the effect's call throws). A cancellation says the effect that waited for
+ * the request was cancelled (by a cancel id, cancelInFlight, its child state going away, or
+ * rk_store_destroy()): the request must not be answered any more. Ids count up from 1 per
+ * store and are never reused.
+ *
+ * Events are delivered in one of two ways, per store:
+ *   - queued (the default): rk_store_take_requests() takes them; rk_store_request_fd() gives
+ *     a file descriptor that is readable while any are queued, for poll()/epoll/select or
+ *     asyncio's add_reader;
+ *   - to a callback set with rk_store_on_request().
+ * A request reaches the host after the effect registered it, so after rk_store_send() (or
+ * rk_store_advance_clock(), rk_store_wait_idle()) returns, the requests the effects made so
+ * far are queued or were delivered. For one request, the request event always comes before
+ * its cancellation.
+ *
+ * While an effect waits for the host it counts as idle, like one sleeping on the test clock:
+ * rk_store_wait_idle() returns and rk_store_advance_clock() settles while requests are
+ * pending. rk_store_effect_count() still counts it. */
+
+/** Called with each request or cancellation event of a store (see above).
+ *  event_json (len bytes, NUL-terminated) is borrowed: valid only during the call. */
+typedef void (*rk_request_callback)(void *userdata, const char *event_json, size_t len);
+
+/** Sends the store's request events to `cb` instead of queueing them. NULL cb: back to
+ *  queueing. Events that were queued when a callback is set are delivered to it before this
+ *  returns, on the calling thread, oldest first.
+ *  The callback runs on the thread where the event happens: for a request, the thread where
+ *  the effect makes the call — the thread of the rk_store_send() that started the effect, if
+ *  the effect had not suspended yet, else one of Swift's pool threads; for a cancellation,
+ *  the thread that cancelled (the one sending the action that cancels, or calling
+ *  rk_store_destroy()). Callbacks of one store may run on several threads at once.
+ *  From inside the callback the host may call rk_store_resolve() or rk_store_fail() at once
+ *  (the fastest path: the effect continues on this thread without suspending),
+ *  rk_store_send(), rk_store_state(), or any function on another store; or it may keep the id
+ *  and answer later, from any thread. It must not block waiting for another thread that uses
+ *  this store: the callback may run while this thread is in the middle of the store's send.
+ *  `userdata` is passed back untouched and must stay valid until the callback is replaced or
+ *  the store is destroyed. After this returns, the previous callback is not called again (one
+ *  running on another thread is waited for, unless the caller is inside a callback itself).
+ *  Errors: RK_ERR_INVALID_HANDLE. Thread-safe. */
+RK_API rk_status rk_store_on_request(rk_store *store, rk_request_callback cb, void *userdata);
+
+/** Takes the queued request events, as a JSON array, oldest first ([] when none), and clears
+ *  the queue. *out_json is freed with rk_free(); *out_len may be NULL.
+ *  Errors: RK_ERR_INVALID_ARGUMENT (NULL out_json), RK_ERR_INVALID_HANDLE. Thread-safe. */
+RK_API rk_status rk_store_take_requests(rk_store *store, char **out_json, size_t *out_len);
+
+/** A file descriptor that is readable while request events are queued (and not readable once
+ *  rk_store_take_requests() emptied the queue): add it to poll()/epoll/select or asyncio's
+ *  loop.add_reader(), and call rk_store_take_requests() when it is readable. Never read from
+ *  or write to it, and never close it: it is owned by the store and closed by
+ *  rk_store_destroy() (remove it from your event loop first). Every call returns the same
+ *  descriptor (close-on-exec, non-blocking).
+ *  Errors: RK_ERR_INVALID_ARGUMENT (NULL out_fd), RK_ERR_INVALID_HANDLE, RK_ERR_INTERNAL (the
+ *  system refused a pipe). Thread-safe. */
+RK_API rk_status rk_store_request_fd(rk_store *store, int *out_fd);
+
+/** Answers request `request_id` with `response_json` (borrowed), a JSON value of the
+ *  endpoint's response type (its "response_schema"). The effect's call returns it.
+ *  Errors: RK_ERR_INVALID_ARGUMENT (NULL response_json; an id that is unknown, already
+ *  answered or cancelled: the message says which of the three), RK_ERR_JSON (malformed
+ *  JSON), RK_ERR_RESPONSE (not a response of that endpoint: the message names the path and
+ *  the expected type, as for actions), RK_ERR_INVALID_HANDLE. On any error the request stays
+ *  as it was: a pending request can be answered again. Exactly one answer of a request takes
+ *  effect, whichever threads race. Thread-safe; may be called from any callback. */
+RK_API rk_status rk_store_resolve(rk_store *store, uint64_t request_id, const char *response_json);
+
+/** Fails request `request_id`: the effect's call throws an error carrying `message`
+ *  (borrowed, UTF-8; NULL is an empty message), which the effect's catch handler gets, or
+ *  else the store's effect error reporting (standard error).
+ *  Errors: RK_ERR_INVALID_ARGUMENT (an id that is unknown, already answered or cancelled:
+ *  the message says which), RK_ERR_INVALID_HANDLE. Thread-safe; may be called from any
+ *  callback. */
+RK_API rk_status rk_store_fail(rk_store *store, uint64_t request_id, const char *message);
 
 #ifdef __cplusplus
 } /* extern "C" */
