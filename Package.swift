@@ -75,7 +75,7 @@ let package = Package(
     .testTarget(
       name: "ReducerKitScenarioTests",
       dependencies: [
-        "ReducerKitExamples", "ReducerKitWire", "ReducerKitTesting",
+        "ReducerKitExamples", "ReducerKitWire", "ReducerKitTesting", "ReducerKitFFI",
       ]
     ),
     .testTarget(

@@ -60,3 +60,24 @@ uint64_t rk_shim_fork_generation(void) {
     pthread_once(&rk_fork_handler_once, rk_install_fork_handler);
     return atomic_load_explicit(&rk_fork_generation_value, memory_order_relaxed);
 }
+
+#include <fcntl.h>
+#include <unistd.h>
+
+int rk_shim_pipe(int fds[2]) {
+#if defined(__linux__)
+    return pipe2(fds, O_CLOEXEC | O_NONBLOCK);
+#else
+    int i;
+    if (pipe(fds) != 0) return -1;
+    for (i = 0; i < 2; i++) {
+        if (fcntl(fds[i], F_SETFD, FD_CLOEXEC) != 0 ||
+            fcntl(fds[i], F_SETFL, fcntl(fds[i], F_GETFL) | O_NONBLOCK) != 0) {
+            close(fds[0]);
+            close(fds[1]);
+            return -1;
+        }
+    }
+    return 0;
+#endif
+}

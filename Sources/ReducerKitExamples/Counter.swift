@@ -1,6 +1,7 @@
 import ReducerKit
 
-/// The `counter` example: a count, a number fact fetched by an effect, and a timer.
+/// The `counter` example: a count, a number fact fetched by an effect (through the host
+/// endpoint `numberFact`), and a timer.
 ///
 /// ```swift
 /// let store = Store(initialState: Counter.State()) { Counter() }
@@ -54,7 +55,11 @@ public struct Counter: Reducer {
       case .factButtonTapped:
         state.fact = nil
         return .run { [count = state.count, numberFact] send in
-          await send(.factResponse(try await numberFact.fetch(count)))
+          await send(.factResponse(try await numberFact(count)))
+        } catch: { [count = state.count] error, send in
+          // A failed request (the host's rk_store_fail) becomes the fact shown.
+          let reason = (error as? HostEndpointError)?.message ?? "\(error)"
+          await send(.factResponse("Could not load a fact about \(count): \(reason)"))
         }
       case let .factResponse(fact):
         state.fact = fact
@@ -77,16 +82,11 @@ public struct Counter: Reducer {
   }
 }
 
-/// Gives a fact about a number. The live value works offline.
-public struct NumberFactClient: Sendable {
-  /// Returns a fact about the number.
-  public var fetch: @Sendable (Int) async throws -> String
-
-  public init(fetch: @escaping @Sendable (Int) async throws -> String) { self.fetch = fetch }
-}
-
-extension NumberFactClient: DependencyKey {
-  public static let liveValue = NumberFactClient { number in
+/// The counter's host endpoint `numberFact`: payload the count, response a sentence about it.
+/// Its live implementation works offline; a host store created with
+/// `{"provide": ["numberFact"]}` answers it instead.
+public enum NumberFactEndpoint: DependencyKey {
+  public static let liveValue = HostEndpoint<Int, String>("numberFact") { number in
     let facts = [
       0: "0 is the additive identity.",
       1: "1 is the multiplicative identity.",
@@ -101,9 +101,9 @@ extension NumberFactClient: DependencyKey {
 }
 
 extension DependencyValues {
-  /// The number fact client the counter example uses.
-  public var numberFact: NumberFactClient {
-    get { self[NumberFactClient.self] }
-    set { self[NumberFactClient.self] = newValue }
+  /// The number fact endpoint the counter example calls (`"numberFact"`).
+  public var numberFact: HostEndpoint<Int, String> {
+    get { self[NumberFactEndpoint.self] }
+    set { self[NumberFactEndpoint.self] = newValue }
   }
 }

@@ -1,6 +1,7 @@
 import ReducerKit
 
-/// The `search` example: a query debounced on the store's clock, searched offline.
+/// The `search` example: a query debounced on the store's clock, then searched through the
+/// host endpoint `search` (offline by default).
 public struct Search: Reducer {
   /// The search's state.
   public struct State: Codable, Equatable, Sendable {
@@ -25,7 +26,7 @@ public struct Search: Reducer {
   public static let debounce: Duration = .milliseconds(300)
 
   @Dependency(\.continuousClock) var clock
-  @Dependency(\.wordSearch) var wordSearch
+  @Dependency(\.search) var search
 
   public init() {}
 
@@ -37,8 +38,8 @@ public struct Search: Reducer {
         state.results = []
         return .cancel(id: CancelID.search)
       }
-      return .run { [wordSearch] send in
-        await send(.searchResponse(try await wordSearch.search(query)))
+      return .run { [search] send in
+        await send(.searchResponse(try await search(query)))
       }
       .debounce(id: CancelID.search, for: Self.debounce, clock: clock)
     case let .searchResponse(results):
@@ -48,31 +49,26 @@ public struct Search: Reducer {
   }
 }
 
-/// Searches a word list. The live value searches an offline list by prefix.
-public struct WordSearchClient: Sendable {
-  /// Words starting with the query (case-insensitive), in list order.
-  public var search: @Sendable (String) async throws -> [String]
-
-  public init(search: @escaping @Sendable (String) async throws -> [String]) { self.search = search }
-
-  /// The offline word list of the live client.
+/// The search example's host endpoint `search`: payload the query, response the matching
+/// words. Its live implementation searches ``words`` by prefix, offline; a host store created
+/// with `{"provide": ["search"]}` answers it instead.
+public enum SearchEndpoint: DependencyKey {
+  /// The offline word list of the live implementation.
   public static let words = [
     "apple", "apricot", "banana", "blueberry", "cherry", "coconut", "effect", "elm",
     "python", "pear", "plum", "reducer", "redux", "store", "state", "swift", "swim",
   ]
-}
 
-extension WordSearchClient: DependencyKey {
-  public static let liveValue = WordSearchClient { query in
+  public static let liveValue = HostEndpoint<String, [String]>("search") { query in
     let needle = query.lowercased()
     return words.filter { $0.hasPrefix(needle) }
   }
 }
 
 extension DependencyValues {
-  /// The word search the search example uses.
-  public var wordSearch: WordSearchClient {
-    get { self[WordSearchClient.self] }
-    set { self[WordSearchClient.self] = newValue }
+  /// The search endpoint the search example calls (`"search"`).
+  public var search: HostEndpoint<String, [String]> {
+    get { self[SearchEndpoint.self] }
+    set { self[SearchEndpoint.self] = newValue }
   }
 }

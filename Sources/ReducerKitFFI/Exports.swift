@@ -39,7 +39,7 @@ private func forkedStoreError(_ store: OpaquePointer) -> FFIError {
       + "'spawn' or 'forkserver' start method, or create the store in the child)")
 }
 
-private let versionString: StaticString = "0.1.0"
+private let versionString: StaticString = "0.2.0"
 
 @_cdecl("rk_version")
 public func rk_version() -> UnsafePointer<CChar> {
@@ -216,5 +216,61 @@ public func rk_store_effect_count(_ store: OpaquePointer?, _ outCount: UnsafeMut
     let host = try lookup(store)
     guard let outCount else { throw FFIError(.invalidArgument, "out_count is NULL") }
     outCount.pointee = UInt64(host.effectCount())
+  }
+}
+
+// MARK: - Host requests
+
+@_cdecl("rk_store_on_request")
+public func rk_store_on_request(
+  _ store: OpaquePointer?, _ callback: RequestCallback?, _ userdata: UnsafeMutableRawPointer?
+) -> Int32 {
+  ffiCall { () throws(FFIError) in
+    try lookup(store).requests.setCallback(callback, userdata: userdata)
+  }
+}
+
+@_cdecl("rk_store_take_requests")
+public func rk_store_take_requests(
+  _ store: OpaquePointer?,
+  _ outJSON: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+  _ outLength: UnsafeMutablePointer<Int>?
+) -> Int32 {
+  ffiCall { () throws(FFIError) in
+    let host = try lookup(store)
+    guard let outJSON else { throw FFIError(.invalidArgument, "out_json is NULL") }
+    try copyOut(host.requests.take(), outJSON, outLength)
+  }
+}
+
+@_cdecl("rk_store_request_fd")
+public func rk_store_request_fd(_ store: OpaquePointer?, _ outFD: UnsafeMutablePointer<Int32>?) -> Int32 {
+  ffiCall { () throws(FFIError) in
+    let host = try lookup(store)
+    guard let outFD else { throw FFIError(.invalidArgument, "out_fd is NULL") }
+    outFD.pointee = try host.requests.fileDescriptor()
+  }
+}
+
+@_cdecl("rk_store_resolve")
+public func rk_store_resolve(
+  _ store: OpaquePointer?, _ requestID: UInt64, _ responseJSON: UnsafePointer<CChar>?
+) -> Int32 {
+  ffiCall { () throws(FFIError) in
+    let host = try lookup(store)
+    guard let responseJSON else { throw FFIError(.invalidArgument, "response_json is NULL") }
+    try host.requests.resolve(
+      requestID, UnsafeRawBufferPointer(start: responseJSON, count: strlen(responseJSON)))
+  }
+}
+
+@_cdecl("rk_store_fail")
+public func rk_store_fail(
+  _ store: OpaquePointer?, _ requestID: UInt64, _ message: UnsafePointer<CChar>?
+) -> Int32 {
+  ffiCall { () throws(FFIError) in
+    let host = try lookup(store)
+    let text = message.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: strlen($0)), as: UTF8.self) } ?? ""
+    try host.requests.fail(requestID, message: text)
   }
 }

@@ -18,7 +18,8 @@ import Synchronization
 /// @_cdecl("reducerkit_register_features")
 /// public func registerFeatures() {
 ///   FeatureRegistry.register(
-///     Feature(name: "scoreboard", initialState: Scoreboard.State()) { Scoreboard() }
+///     Feature(name: "scoreboard", initialState: Scoreboard.State(),
+///             endpoints: [.endpoint(\.leaderboard)]) { Scoreboard() }
 ///   )
 /// }
 /// ```
@@ -27,31 +28,98 @@ public struct Feature: Sendable {
   public let name: String
   /// A sentence for `rk_features`.
   public let description: String
+  /// The host endpoints the feature's effects call (hosts answer them with `"provide"`).
+  public let endpoints: [Endpoint]
   @usableFromInline let makeStore: @Sendable (StoreOptions) throws(FFIError) -> HostStoreBox
   @usableFromInline let describe: @Sendable () -> JSONValue
 
   /// A feature named `name` running the reducer `reducer` builds, starting (by default) from
-  /// `initialState`. Inlinable, so each feature's JSON path is specialized for its types.
+  /// `initialState`, whose effects may call the host `endpoints`. Inlinable, so each
+  /// feature's JSON path is specialized for its types.
   @inlinable
   public init<R: Reducer>(
     name: String,
     description: String = "",
     initialState: @autoclosure @escaping @Sendable () -> R.State,
+    endpoints: [Endpoint] = [],
     reducer: @escaping @Sendable () -> R
   ) where R: SendableMetatype, R.State: Codable & Sendable, R.Action: Codable & Sendable {
     self.name = name
     self.description = description
+    self.endpoints = endpoints
     self.makeStore = { options throws(FFIError) in
+      let provided = try Endpoint.select(options.provide, from: endpoints, feature: name)
       let state = try options.resolveInitialState(default: initialState())
-      return HostStore<R>(initialState: state, reducer: reducer(), options: options).boxed()
+      return HostStore<R>(
+        initialState: state, reducer: reducer(), options: options, provided: provided
+      ).boxed()
     }
-    self.describe = { describeFeature(name, description, initialState(), R.Action.self) }
+    self.describe = {
+      describeFeature(name, description, initialState(), R.Action.self, endpoints: endpoints)
+    }
+  }
+
+  /// A host endpoint of a feature: a ``HostEndpoint`` dependency, named by its key path.
+  public struct Endpoint: Sendable {
+    /// The endpoint's name (the ``HostEndpoint/name`` of its live value).
+    public let name: String
+    let describe: @Sendable () -> JSONValue
+    let provide: @Sendable (inout DependencyValues, HostRequests) -> Void
+
+    /// The endpoint at `keyPath` of the dependencies.
+    ///
+    /// ```swift
+    /// Feature(name: "counter", initialState: Counter.State(),
+    ///         endpoints: [.endpoint(\.numberFact)]) { Counter() }
+    /// ```
+    public static func endpoint<Payload, Response>(
+      _ keyPath: WritableKeyPath<DependencyValues, HostEndpoint<Payload, Response>> & Sendable
+    ) -> Endpoint {
+      let name = DependencyValues()[keyPath: keyPath].name
+      return Endpoint(
+        name: name,
+        describe: {
+          .object([
+            (key: "name", value: .string(name)),
+            (key: "payload_schema", value: jsonSchema(for: Payload.self)),
+            (key: "response_schema", value: jsonSchema(for: Response.self)),
+          ])
+        },
+        provide: { values, requests in
+          values[keyPath: keyPath] = HostEndpoint(name) { payload in
+            try await requests.call(name, payload, Response.self)
+          }
+        }
+      )
+    }
+
+    /// Routes each of `endpoints` to the host.
+    @usableFromInline
+    static func provide(_ endpoints: [Endpoint], in values: inout DependencyValues, requests: HostRequests) {
+      for endpoint in endpoints { endpoint.provide(&values, requests) }
+    }
+
+    /// The endpoints `names` asks for, in the feature's order.
+    @usableFromInline
+    static func select(_ names: [String], from endpoints: [Endpoint], feature: String) throws(FFIError) -> [Endpoint] {
+      guard !names.isEmpty else { return [] }
+      let known = endpoints.map(\.name)
+      for (index, name) in names.enumerated() where !known.contains(name) {
+        throw FFIError(
+          .invalidArgument,
+          "options_json: unknown endpoint \(WireMessage.quoted(name)) at $.provide[\(index)]"
+            + "\(WireMessage.didYouMean(name, among: known)); the feature \(WireMessage.quoted(feature)) has "
+            + (known.isEmpty ? "no endpoints" : "the endpoints: " + WireMessage.listed(known.map(WireMessage.quoted))))
+      }
+      return endpoints.filter { names.contains($0.name) }
+    }
   }
 }
 
 @usableFromInline
 func describeFeature<State: Encodable & Decodable, Action: Decodable>(
-  _ name: String, _ description: String, _ initialState: State, _ action: Action.Type
+  _ name: String, _ description: String, _ initialState: State, _ action: Action.Type,
+  endpoints: [Feature.Endpoint]
 ) -> JSONValue {
   let initial = (try? WireEncoder(explicitNulls: true).encodeToJSONValue(initialState)) ?? .null
   return .object([
@@ -60,6 +128,7 @@ func describeFeature<State: Encodable & Decodable, Action: Decodable>(
     (key: "initial_state", value: initial),
     (key: "action_schema", value: jsonSchema(for: Action.self)),
     (key: "state_schema", value: jsonSchema(for: State.self)),
+    (key: "requests", value: .array(endpoints.map { $0.describe() })),
   ])
 }
 
@@ -120,8 +189,10 @@ struct StoreOptions: Sendable {
   @usableFromInline var initialState: JSONValue?
   @usableFromInline var testClock = false
   @usableFromInline var recordActions = false
+  /// The endpoints the host answers (checked against the feature's in `Feature.init`).
+  @usableFromInline var provide: [String] = []
 
-  static let keys = ["initial_state", "clock", "record_actions"]
+  static let keys = ["initial_state", "clock", "record_actions", "provide"]
 
   init(parsing bytes: UnsafeRawBufferPointer?) throws(FFIError) {
     guard let bytes else { return }
@@ -171,6 +242,21 @@ struct StoreOptions: Sendable {
           throw FFIError(.invalidArgument, "options_json: expected true or false at $.record_actions, found \(member.kindName)")
         }
         recordActions = flag
+      case "provide":
+        guard case let .array(items) = member else {
+          throw FFIError(.invalidArgument, "options_json: expected an array of endpoint names at $.provide, found \(member.kindName)")
+        }
+        var names: [String] = []
+        for (index, item) in items.enumerated() {
+          guard case let .string(name) = item else {
+            throw FFIError(.invalidArgument, "options_json: expected an endpoint name (a string) at $.provide[\(index)], found \(item.kindName)")
+          }
+          if let first = names.firstIndex(of: name) {
+            throw FFIError(.invalidArgument, "options_json: endpoint \(WireMessage.quoted(name)) given twice, at $.provide[\(first)] and $.provide[\(index)]")
+          }
+          names.append(name)
+        }
+        provide = names
       default:
         throw FFIError(
           .invalidArgument,

@@ -27,6 +27,8 @@ final class HostStoreBox: Sendable {
   let takeActions: @Sendable () throws(FFIError) -> [UInt8]
   let effectCount: @Sendable () -> Int
   let destroy: @Sendable () -> Void
+  /// The store's host requests (its provided endpoints).
+  let requests: HostRequests
 
   @usableFromInline
   init(
@@ -39,8 +41,10 @@ final class HostStoreBox: Sendable {
     advanceClock: @escaping @Sendable (Int64) throws(FFIError) -> Void,
     takeActions: @escaping @Sendable () throws(FFIError) -> [UInt8],
     effectCount: @escaping @Sendable () -> Int,
-    destroy: @escaping @Sendable () -> Void
+    destroy: @escaping @Sendable () -> Void,
+    requests: HostRequests
   ) {
+    self.requests = requests
     self.send = send
     self.withStateJSON = withStateJSON
     self.version = version
@@ -177,13 +181,16 @@ where R: SendableMetatype, R.State: Codable & Sendable, R.Action: Codable & Send
   @usableFromInline let actionCache = ActionCache<R.Action>()
   /// The last state JSON, valid while the store's version is unchanged.
   @usableFromInline let stateCache = Mutex<(version: UInt64, json: [UInt8])?>(nil)
+  @usableFromInline let requests: HostRequests
 
   @inlinable
-  init(initialState: R.State, reducer: R, options: StoreOptions) {
+  init(initialState: R.State, reducer: R, options: StoreOptions, provided: [Feature.Endpoint]) {
     let clock = options.testClock ? TestClock() : nil
     let log = options.recordActions ? ActionLog() : nil
+    let requests = HostRequests()
     self.clock = clock
     self.log = log
+    self.requests = requests
     self.store = Store(
       initialState: initialState,
       reducer: HostReducer(base: reducer, log: log),
@@ -192,6 +199,7 @@ where R: SendableMetatype, R.State: Codable & Sendable, R.Action: Codable & Send
           values.continuousClock = clock
           values.suspendingClock = clock
         }
+        Feature.Endpoint.provide(provided, in: &values, requests: requests)
       }
     )
   }
@@ -227,7 +235,8 @@ where R: SendableMetatype, R.State: Codable & Sendable, R.Action: Codable & Send
       advanceClock: { milliseconds throws(FFIError) in try self.advanceClock(milliseconds: milliseconds) },
       takeActions: { () throws(FFIError) in try self.takeActions() },
       effectCount: { self.store.effectCount },
-      destroy: { self.destroy() }
+      destroy: { self.destroy() },
+      requests: requests
     )
   }
 
@@ -380,6 +389,7 @@ where R: SendableMetatype, R.State: Codable & Sendable, R.Action: Codable & Send
       return Array(table.active.values)
     }
     store.invalidate()
+    requests.close()
     for subscription in active { subscription.cancel() }
   }
 }

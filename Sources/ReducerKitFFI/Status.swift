@@ -18,6 +18,7 @@ enum RKStatus: Int32, Sendable {
   case timeout = 7
   case `internal` = 8
   case misuse = 9
+  case response = 10
 
   /// The static text `rk_status_string` returns.
   var staticText: StaticString {
@@ -32,6 +33,7 @@ enum RKStatus: Int32, Sendable {
     case .timeout: return "RK_ERR_TIMEOUT: timed out"
     case .internal: return "RK_ERR_INTERNAL: internal error"
     case .misuse: return "RK_ERR_MISUSE: call not allowed here"
+    case .response: return "RK_ERR_RESPONSE: not a response of the request's endpoint"
     }
   }
 }

@@ -8,8 +8,9 @@ public func reducerkit_register_features() {
   FeatureRegistry.register(
     Feature(
       name: "counter",
-      description: "A count, a number fact fetched by an effect, and a 1-second timer.",
-      initialState: Counter.State()
+      description: "A count, a number fact fetched by an effect (endpoint numberFact), and a 1-second timer.",
+      initialState: Counter.State(),
+      endpoints: [.endpoint(\.numberFact)]
     ) { Counter() },
     Feature(
       name: "todos",
@@ -18,8 +19,9 @@ public func reducerkit_register_features() {
     ) { Todos() },
     Feature(
       name: "search",
-      description: "A query searched over an offline word list 300 ms after it stops changing.",
-      initialState: Search.State()
+      description: "A query searched (endpoint search: an offline word list by default) 300 ms after it stops changing.",
+      initialState: Search.State(),
+      endpoints: [.endpoint(\.search)]
     ) { Search() }
   )
 }

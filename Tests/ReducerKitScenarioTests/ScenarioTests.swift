@@ -1,6 +1,7 @@
 import Foundation
 import ReducerKit
 import ReducerKitExamples
+@testable import ReducerKitFFI
 import ReducerKitTesting
 import ReducerKitWire
 import Testing
@@ -30,15 +31,16 @@ import Testing
       return
     }
     switch feature {
-    case "counter": await run(scenario, file, Counter.State()) { Counter() }
+    case "counter": await run(scenario, file, Counter.State(), [.endpoint(\.numberFact)]) { Counter() }
     case "todos": await run(scenario, file, Todos.State()) { Todos() }
-    case "search": await run(scenario, file, Search.State()) { Search() }
+    case "search": await run(scenario, file, Search.State(), [.endpoint(\.search)]) { Search() }
     default: Issue.record("\(file): unknown feature \(feature)")
     }
   }
 
   func run<R: Reducer>(
-    _ scenario: JSONValue, _ file: String, _ defaultState: R.State, _ reducer: @escaping () -> R
+    _ scenario: JSONValue, _ file: String, _ defaultState: R.State,
+    _ endpoints: [Feature.Endpoint] = [], _ reducer: @escaping () -> R
   ) async
   where R.State: Codable & Equatable & Sendable, R.Action: Codable & Equatable & Sendable {
     let decoder = WireDecoder(rootNoun: "action")
@@ -52,10 +54,35 @@ import Testing
         return
       }
     }
+    // Provided endpoints go through the same request table as a C host's store.
+    var names: [String] = []
+    if case let .array(items)? = scenario["provide"] {
+      for case let .string(name) in items { names.append(name) }
+    }
+    let provided: [Feature.Endpoint]
+    do {
+      provided = try Feature.Endpoint.select(names, from: endpoints, feature: "\(R.self)")
+    } catch {
+      Issue.record("\(file): provide: \(error.message)")
+      return
+    }
+    let requests = HostRequests()
     let clock = TestClock()
     let store = TestStore(initialState: initial, reducer: reducer) {
       $0.continuousClock = clock
       $0.suspendingClock = clock
+      Feature.Endpoint.provide(provided, in: &$0, requests: requests)
+    }
+    var events: [JSONValue] = []
+    /// The next request event (waiting up to 1 s for effects to make it).
+    func nextEvent() async throws -> JSONValue? {
+      let deadline = ContinuousClock.now.advanced(by: .seconds(1))
+      while events.isEmpty {
+        if case let .array(taken) = try parseJSON(requests.take()) { events += taken }
+        if !events.isEmpty || ContinuousClock.now > deadline { break }
+        try await Task.sleep(for: .milliseconds(1))
+      }
+      return events.isEmpty ? nil : events.removeFirst()
     }
     guard case let .array(steps)? = scenario["steps"] else {
       Issue.record("\(file): missing \"steps\"")
@@ -74,8 +101,45 @@ import Testing
           await store.receive(try decoder.decode(R.Action.self, from: action), assert: assertion)
         } else if case let .int(milliseconds)? = step["advance_ms"] {
           await clock.advance(by: .milliseconds(milliseconds))
+        } else if let expected = step["request"] {
+          let event = try await nextEvent()
+          let matches = event?["name"] == expected["name"] && event?["payload"] == expected["payload"]
+            && event?["cancelled"] == nil && (expected["id"] == nil || event?["id"] == expected["id"])
+          if !matches {
+            Issue.record("\(label): expected the request \(expected), got \(event.map { "\($0)" } ?? "no request")")
+          }
+        } else if case let .int(id)? = step["resolve"] {
+          let response = step["response"]?.serializedBytes() ?? []
+          let failure: FFIError? = response.withUnsafeBytes { bytes in
+            do throws(FFIError) {
+              try requests.resolve(UInt64(id), bytes)
+              return nil
+            } catch {
+              return error
+            }
+          }
+          if let failure { Issue.record("\(label): \(failure.message)") }
+        } else if case let .int(id)? = step["fail"] {
+          guard case let .string(message)? = step["message"] else {
+            Issue.record("\(label): a fail step needs a \"message\" string")
+            continue
+          }
+          do throws(FFIError) {
+            try requests.fail(UInt64(id), message: message)
+          } catch {
+            Issue.record("\(label): \(error.message)")
+          }
+        } else if case let .int(id)? = step["cancelled"] {
+          let event = try await nextEvent()
+          if event?["id"] != .int(id) || event?["cancelled"] != .bool(true) {
+            Issue.record("\(label): expected the cancellation of request \(id), got \(event.map { "\($0)" } ?? "no event")")
+          }
         } else if step["finish"] != nil {
           await store.finish()
+          if case let .array(taken) = try parseJSON(requests.take()) { events += taken }
+          if !events.isEmpty {
+            Issue.record("\(label): host events not asserted: \(events)")
+          }
         } else {
           Issue.record("\(label): unknown step \(step)")
         }

@@ -19,4 +19,8 @@ uintptr_t rk_shim_stack_lower_bound(void);
    rk_store_create calls it, so every store records the generation it was created in. */
 uint64_t rk_shim_fork_generation(void);
 
+/* Makes a pipe whose two ends are close-on-exec and non-blocking (atomically where the
+   system can: pipe2). Returns 0, or -1 with errno set. */
+int rk_shim_pipe(int fds[2]);
+
 #endif

@@ -1,0 +1,472 @@
+#if canImport(Glibc)
+  @preconcurrency import Glibc
+#elseif canImport(Darwin)
+  @preconcurrency import Darwin
+#endif
+import CReducerKitShims
+@_spi(Host) import ReducerKit
+import ReducerKitWire
+
+/// The C callback type of `rk_store_on_request` (`rk_request_callback`).
+public typealias RequestCallback = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, Int) -> Void
+
+/// One call of a provided endpoint, waiting for the host's answer.
+final class PendingRequest: @unchecked Sendable {
+  // Safe: `continuation` and `result` are read and written only under the monitor of the
+  // `HostRequests` that made this request; the `let`s are immutable.
+  let id: UInt64
+  let name: String
+  /// Decodes a response of the endpoint's type (a pure function of the bytes).
+  let decode: @Sendable (UnsafeRawBufferPointer) throws(WireError) -> any Sendable
+  let wait: _EffectWait
+  /// Set once the effect suspended; taken by whoever ends the request.
+  var continuation: UnsafeContinuation<any Sendable, any Error>?
+  /// The outcome, when the request ended before the effect suspended.
+  var result: Result<any Sendable, any Error>?
+
+  init(
+    id: UInt64, name: String, wait: _EffectWait,
+    decode: @escaping @Sendable (UnsafeRawBufferPointer) throws(WireError) -> any Sendable
+  ) {
+    self.id = id
+    self.name = name
+    self.wait = wait
+    self.decode = decode
+  }
+}
+
+/// What became of each request id: 2 bits per id ever issued (64 KB per million requests),
+/// so that answering an old id can say whether it was answered or cancelled.
+struct RequestOutcomes {
+  enum Outcome: UInt8 {
+    case pending = 0
+    case answered = 1
+    case cancelled = 2
+  }
+
+  private var bits: [UInt8] = []
+  private(set) var count: UInt64 = 0
+
+  mutating func append() {
+    if count % 4 == 0 { bits.append(0) }
+    count += 1
+  }
+
+  /// The outcome of request `id` (1-based; `id <= count`).
+  subscript(id: UInt64) -> Outcome {
+    get {
+      let index = id - 1
+      return Outcome(rawValue: (bits[Int(index / 4)] >> ((index % 4) * 2)) & 3) ?? .pending
+    }
+    set {
+      let index = id - 1
+      let shift = (index % 4) * 2
+      bits[Int(index / 4)] = (bits[Int(index / 4)] & ~(3 << shift)) | (newValue.rawValue << shift)
+    }
+  }
+}
+
+/// The host side of a store's provided endpoints: the requests waiting for an answer, the
+/// queue of request events (and the pipe that signals it), or the host's callback.
+///
+/// Ordering: a request's event is queued (or handed to the callback) before the effect
+/// suspends, and its cancellation can only be produced after that (by the cancellation
+/// handler the effect installs once the request is announced, or by `close`, which first
+/// waits for callbacks in flight): so a host always sees a request before its cancellation.
+@usableFromInline
+final class HostRequests: @unchecked Sendable {
+  // Safe: every `var` below is read and written only while holding `monitor`.
+  private let monitor = _HostMonitor()
+  private var pending: [UInt64: PendingRequest] = [:]
+  private var outcomes = RequestOutcomes()
+  /// Queued events, oldest first.
+  private var queue: [[UInt8]] = []
+  private var callback: (function: RequestCallback, userdata: UInt, generation: UInt64)?
+  private var generation: UInt64 = 0
+  /// Events go to the queue while a new callback drains it (keeps their order).
+  private var flushing = false
+  /// No new requests (the store is being destroyed).
+  private var closed = false
+  /// No event is delivered any more.
+  private var finished = false
+  /// Callbacks running now: (thread, generation of the callback they run), by a token.
+  private var inFlight: [UInt64: (thread: UInt, generation: UInt64)] = [:]
+  private var nextToken: UInt64 = 0
+  private var waiters = 0
+  private var pipe: (read: Int32, write: Int32)?
+  private var signalled = false
+
+  @usableFromInline init() {}
+
+  deinit {
+    if let pipe {
+      _ = Glibc_close(pipe.read)
+      _ = Glibc_close(pipe.write)
+    }
+  }
+
+  // MARK: The effect's side
+
+  /// Sends a call of endpoint `name` to the host and waits for its answer.
+  func call<Payload: Encodable, Response: Decodable & Sendable>(
+    _ name: String, _ payload: Payload, _ response: Response.Type
+  ) async throws -> Response {
+    try Task.checkCancellation()
+    let payloadJSON: [UInt8]
+    do {
+      payloadJSON = try WireEncoder(explicitNulls: true).encode(payload)
+    } catch {
+      throw HostEndpointError(endpoint: name, message: "could not encode the payload: \(error.message)")
+    }
+    let wait = _EffectWait.current()
+    monitor.lock()
+    guard !closed else {
+      monitor.unlock()
+      throw CancellationError()
+    }
+    outcomes.append()
+    let id = outcomes.count
+    let entry = PendingRequest(id: id, name: name, wait: wait) { bytes throws(WireError) in
+      try WireDecoder(rootNoun: "response").decode(Response.self, from: bytes)
+    }
+    pending[id] = entry
+    let target = prepareEmit(Self.requestEvent(id: id, name: name, payload: payloadJSON))
+    monitor.unlock()
+    if let target { deliver(target) }
+
+    // Answered inside the callback: go on without suspending (the fastest round trip).
+    monitor.lock()
+    let early = entry.result
+    monitor.unlock()
+    let value: any Sendable
+    if let early {
+      value = try early.get()
+    } else {
+      value = try await withTaskCancellationHandler {
+        try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<any Sendable, any Error>) in
+          monitor.lock()
+          if let result = entry.result {
+            monitor.unlock()
+            continuation.resume(with: result)
+            return
+          }
+          entry.continuation = continuation
+          monitor.unlock()
+          // After registering: a host that sees the store idle also sees this request.
+          wait.willSuspend()
+        }
+      } onCancel: {
+        self.cancel(id)
+      }
+    }
+    guard let typed = value as? Response else {
+      throw HostEndpointError(endpoint: name, message: "internal error: a response of another type")
+    }
+    return typed
+  }
+
+  /// The effect waiting for request `id` was cancelled: the host hears of it.
+  private func cancel(_ id: UInt64) {
+    monitor.lock()
+    guard let entry = pending.removeValue(forKey: id) else {
+      monitor.unlock()
+      return
+    }
+    outcomes[id] = .cancelled
+    let continuation = entry.continuation
+    entry.continuation = nil
+    if continuation == nil { entry.result = .failure(CancellationError()) }
+    let target = prepareEmit(Self.cancelEvent(id: id))
+    monitor.unlock()
+    if let target { deliver(target) }
+    if let continuation {
+      entry.wait.willResume()
+      continuation.resume(throwing: CancellationError())
+    }
+  }
+
+  // MARK: The host's side
+
+  /// Answers request `id` with `bytes` (a JSON response of its endpoint).
+  func resolve(_ id: UInt64, _ bytes: UnsafeRawBufferPointer) throws(FFIError) {
+    let entry = try pendingEntry(id, verb: "resolve")
+    let value: any Sendable
+    do {
+      value = try entry.decode(bytes)
+    } catch {
+      throw FFIError(error, otherwise: .response, context: "response to request \(id) (\(entry.name))")
+    }
+    try settle(entry, .success(value), verb: "resolve")
+  }
+
+  /// Fails request `id`: the effect's call throws ``HostEndpointError`` with `message`.
+  func fail(_ id: UInt64, message: String) throws(FFIError) {
+    let entry = try pendingEntry(id, verb: "fail")
+    try settle(entry, .failure(HostEndpointError(endpoint: entry.name, message: message)), verb: "fail")
+  }
+
+  private func pendingEntry(_ id: UInt64, verb: String) throws(FFIError) -> PendingRequest {
+    monitor.lock()
+    defer { monitor.unlock() }
+    if let entry = pending[id] { return entry }
+    throw notPending(id, verb: verb)
+  }
+
+  /// Ends `entry` with `result`, unless another answer or a cancellation ended it first.
+  private func settle(_ entry: PendingRequest, _ result: Result<any Sendable, any Error>, verb: String) throws(FFIError) {
+    monitor.lock()
+    guard pending[entry.id] === entry else {
+      let error = notPending(entry.id, verb: verb)
+      monitor.unlock()
+      throw error
+    }
+    pending[entry.id] = nil
+    outcomes[entry.id] = .answered
+    let continuation = entry.continuation
+    entry.continuation = nil
+    if continuation == nil { entry.result = result }
+    monitor.unlock()
+    if let continuation {
+      entry.wait.willResume()
+      continuation.resume(with: result)
+    }
+  }
+
+  /// Why request `id` cannot be answered (called under the monitor).
+  private func notPending(_ id: UInt64, verb: String) -> FFIError {
+    let function = "rk_store_\(verb)"
+    guard id >= 1, id <= outcomes.count else {
+      let made = outcomes.count == 0
+        ? "this store has made no requests yet" : "this store's requests are 1 to \(outcomes.count)"
+      return FFIError(.invalidArgument, "\(function): unknown request id \(id): \(made)")
+    }
+    switch outcomes[id] {
+    case .answered:
+      return FFIError(.invalidArgument, "\(function): request \(id) was already answered")
+    case .cancelled:
+      return FFIError(
+        .invalidArgument,
+        "\(function): request \(id) was cancelled (its effect no longer waits for an answer)")
+    case .pending:
+      return FFIError(.internal, "\(function): request \(id) is pending but has no entry")
+    }
+  }
+
+  /// Sets (or, with nil, removes) the callback that gets the events instead of the queue.
+  /// Queued events go to a new callback first, in order, on this thread.
+  func setCallback(_ function: RequestCallback?, userdata: UnsafeMutableRawPointer?) {
+    monitor.lock()
+    generation += 1
+    let current = generation
+    var batch: [[UInt8]] = []
+    if let function {
+      callback = (function, UInt(bitPattern: userdata), current)
+      if !queue.isEmpty, !flushing, !finished {
+        flushing = true
+        batch = takeQueue()
+      }
+    } else {
+      callback = nil
+    }
+    // The previous callback does not run again once this returns.
+    waitForCallbacks { $0.generation < current }
+    monitor.unlock()
+    guard !batch.isEmpty else { return }
+    // Deliver what was queued, then what queued meanwhile, until the queue stays empty.
+    while true {
+      for event in batch {
+        monitor.lock()
+        let target = finished ? nil : callback.map { enterCallback($0) }
+        monitor.unlock()
+        if let target { deliver((target.0, target.1, event, target.2)) }
+      }
+      monitor.lock()
+      if !queue.isEmpty, !finished, callback != nil {
+        batch = takeQueue()
+        monitor.unlock()
+      } else {
+        flushing = false
+        monitor.unlock()
+        return
+      }
+    }
+  }
+
+  /// The queued events as a JSON array; clears the queue.
+  func take() -> [UInt8] {
+    monitor.lock()
+    defer { monitor.unlock() }
+    let events = takeQueue()
+    var bytes: [UInt8] = [UInt8(ascii: "[")]
+    bytes.reserveCapacity(events.reduce(2) { $0 + $1.count + 1 })
+    for (index, event) in events.enumerated() {
+      if index > 0 { bytes.append(UInt8(ascii: ",")) }
+      bytes.append(contentsOf: event)
+    }
+    bytes.append(UInt8(ascii: "]"))
+    return bytes
+  }
+
+  /// The read end of a pipe that has a byte in it while events are queued.
+  func fileDescriptor() throws(FFIError) -> Int32 {
+    monitor.lock()
+    defer { monitor.unlock() }
+    if let pipe { return pipe.read }
+    guard !finished else { throw FFIError(.invalidHandle, "the store was destroyed") }
+    var fds: [Int32] = [-1, -1]
+    let result = rk_shim_pipe(&fds)
+    guard result == 0 else {
+      throw FFIError(.internal, "could not create the request pipe: errno \(errno)")
+    }
+    pipe = (fds[0], fds[1])
+    if !queue.isEmpty { signal() }
+    return fds[0]
+  }
+
+  /// The store is being destroyed (its effects were cancelled): no new requests; every
+  /// request still pending is cancelled, its cancellation delivered to the callback before
+  /// this returns; then no callback runs again, and the pipe is closed.
+  @usableFromInline func close() {
+    monitor.lock()
+    closed = true
+    // A request being announced on another thread finishes first (its cancellation must
+    // come after it).
+    waitForCallbacks { _ in true }
+    finished = true
+    let swept = pending.values.sorted { $0.id < $1.id }
+    pending.removeAll()
+    for entry in swept { outcomes[entry.id] = .cancelled }
+    let target = callback
+    // Cancellations other threads started delivering before `finished` end first too.
+    waitForCallbacks { _ in true }
+    if let pipe {
+      _ = Glibc_close(pipe.read)
+      _ = Glibc_close(pipe.write)
+      self.pipe = nil
+    }
+    queue = []
+    monitor.unlock()
+    for entry in swept {
+      if let target {
+        var event = Self.cancelEvent(id: entry.id)
+        event.append(0)
+        Self.call(target.function, target.userdata, event)
+      }
+      monitor.lock()
+      let continuation = entry.continuation
+      entry.continuation = nil
+      if continuation == nil { entry.result = .failure(CancellationError()) }
+      monitor.unlock()
+      if let continuation {
+        entry.wait.willResume()
+        continuation.resume(throwing: CancellationError())
+      }
+    }
+  }
+
+  // MARK: Events
+
+  /// Where an event goes (called under the monitor): nil when it was queued or dropped,
+  /// else the callback to call (after unlocking) through `deliver`.
+  private func prepareEmit(_ event: [UInt8]) -> (RequestCallback, UInt, [UInt8], UInt64)? {
+    if finished { return nil }
+    if let callback, !flushing {
+      let (function, userdata, token) = enterCallback(callback)
+      var terminated = event
+      terminated.append(0)
+      return (function, userdata, terminated, token)
+    }
+    queue.append(event)
+    if queue.count == 1 { signal() }
+    return nil
+  }
+
+  private func enterCallback(
+    _ callback: (function: RequestCallback, userdata: UInt, generation: UInt64)
+  ) -> (RequestCallback, UInt, UInt64) {
+    nextToken += 1
+    inFlight[nextToken] = (_hostThreadID(), callback.generation)
+    return (callback.function, callback.userdata, nextToken)
+  }
+
+  /// Calls the callback with a NUL-terminated event, then marks it finished.
+  private func deliver(_ target: (RequestCallback, UInt, [UInt8], UInt64)) {
+    var event = target.2
+    if event.last != 0 { event.append(0) }
+    Self.call(target.0, target.1, event)
+    monitor.lock()
+    inFlight[target.3] = nil
+    if waiters > 0 { monitor.broadcast() }
+    monitor.unlock()
+  }
+
+  private static func call(_ function: RequestCallback, _ userdata: UInt, _ event: [UInt8]) {
+    _HostCallbackScope.enter()
+    event.withUnsafeBufferPointer { buffer in
+      buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
+        function(UnsafeMutableRawPointer(bitPattern: userdata), $0, buffer.count - 1)
+      }
+    }
+    _HostCallbackScope.exit()
+  }
+
+  /// Waits (under the monitor) until no callback matching `matches` runs on another thread.
+  /// Not from inside a callback: there, waiting could wait on a thread that waits on this one.
+  private func waitForCallbacks(_ matches: ((thread: UInt, generation: UInt64)) -> Bool) {
+    guard !_HostCallbackScope.isInside else { return }
+    let me = _hostThreadID()
+    waiters += 1
+    while inFlight.values.contains(where: { $0.thread != me && matches($0) }) { monitor.wait() }
+    waiters -= 1
+  }
+
+  private func takeQueue() -> [[UInt8]] {
+    defer {
+      queue = []
+      if signalled, let pipe {
+        var byte: UInt8 = 0
+        while read(pipe.read, &byte, 1) > 0 {}
+        signalled = false
+      }
+    }
+    return queue
+  }
+
+  private func signal() {
+    guard let pipe, !signalled else { return }
+    var byte: UInt8 = 1
+    if write(pipe.write, &byte, 1) == 1 { signalled = true }
+  }
+
+  static func requestEvent(id: UInt64, name: String, payload: [UInt8]) -> [UInt8] {
+    var event = Array("{\"id\":\(id),\"name\":".utf8)
+    event.append(contentsOf: JSONValue.string(name).serializedBytes())
+    event.append(contentsOf: ",\"payload\":".utf8)
+    event.append(contentsOf: payload)
+    event.append(UInt8(ascii: "}"))
+    return event
+  }
+
+  static func cancelEvent(id: UInt64) -> [UInt8] {
+    Array("{\"id\":\(id),\"cancelled\":true}".utf8)
+  }
+}
+
+@inline(__always)
+private func Glibc_close(_ fd: Int32) -> Int32 {
+  #if canImport(Glibc)
+    return Glibc.close(fd)
+  #else
+    return Darwin.close(fd)
+  #endif
+}
+
+/// An identifier of the calling OS thread.
+@inline(__always)
+func _hostThreadID() -> UInt {
+  #if canImport(Darwin)
+    return UInt(bitPattern: pthread_self())
+  #else
+    return UInt(pthread_self())
+  #endif
+}
