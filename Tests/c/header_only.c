@@ -14,6 +14,13 @@ static void on_state(void *userdata, const char *state_json, size_t len, uint64_
     (void)version;
 }
 
+/* A callback with the exact rk_request_callback signature. */
+static void on_request(void *userdata, const char *event_json, size_t len) {
+    (void)userdata;
+    (void)event_json;
+    (void)len;
+}
+
 /* Uses every type and every declaration, so a typo in the header cannot hide. */
 int header_only_uses_everything(void);
 int header_only_uses_everything(void) {
@@ -22,6 +29,8 @@ int header_only_uses_everything(void) {
     size_t len = 0;
     uint64_t value = 0;
     rk_state_callback cb = on_state;
+    rk_request_callback rcb = on_request;
+    int fd = -1;
     rk_status st = RK_OK;
     int abi = RK_ABI_VERSION + RK_VERSION_MAJOR + RK_VERSION_MINOR + RK_VERSION_PATCH;
     const char *v = RK_VERSION_STRING;
@@ -43,6 +52,12 @@ int header_only_uses_everything(void) {
     st = rk_store_advance_clock(store, 0);
     st = rk_store_take_actions(store, &json, &len);
     st = rk_store_effect_count(store, &value);
+    st = rk_store_on_request(store, rcb, 0);
+    st = rk_store_take_requests(store, &json, &len);
+    rk_free(json);
+    st = rk_store_request_fd(store, &fd);
+    st = rk_store_resolve(store, 1, "\"a fact\"");
+    st = rk_store_fail(store, (uint64_t)fd, "offline");
     rk_store_destroy(store);
     switch (st) {
     case RK_OK:
@@ -55,6 +70,7 @@ int header_only_uses_everything(void) {
     case RK_ERR_TIMEOUT:
     case RK_ERR_INTERNAL:
     case RK_ERR_MISUSE:
+    case RK_ERR_RESPONSE:
         break;
     }
     return abi;

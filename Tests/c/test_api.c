@@ -30,11 +30,11 @@ static void test_status_strings(void) {
         "RK_OK",          "RK_ERR_INVALID_ARGUMENT", "RK_ERR_JSON",
         "RK_ERR_ACTION",  "RK_ERR_STATE",            "RK_ERR_UNKNOWN_FEATURE",
         "RK_ERR_INVALID_HANDLE", "RK_ERR_TIMEOUT",   "RK_ERR_INTERNAL",
-        "RK_ERR_MISUSE"};
+        "RK_ERR_MISUSE",  "RK_ERR_RESPONSE"};
     static const rk_status codes[] = {RK_OK,           RK_ERR_INVALID_ARGUMENT, RK_ERR_JSON,
                                       RK_ERR_ACTION,   RK_ERR_STATE, RK_ERR_UNKNOWN_FEATURE,
                                       RK_ERR_INVALID_HANDLE, RK_ERR_TIMEOUT, RK_ERR_INTERNAL,
-                                      RK_ERR_MISUSE};
+                                      RK_ERR_MISUSE, RK_ERR_RESPONSE};
     size_t i, j;
     TEST("rk_status_string");
     for (i = 0; i < sizeof codes / sizeof codes[0]; i++) {
@@ -48,7 +48,7 @@ static void test_status_strings(void) {
         CHECK(rk_status_string(codes[i]) == s); /* static */
         for (j = 0; j < i; j++) CHECK(strcmp(rk_status_string(codes[j]), s) != 0);
     }
-    CHECK_STR_EQ(rk_status_string((rk_status)10), "unknown status");
+    CHECK_STR_EQ(rk_status_string((rk_status)11), "unknown status");
     CHECK_STR_EQ(rk_status_string((rk_status)42), "unknown status");
     CHECK_STR_EQ(rk_status_string((rk_status)100000), "unknown status");
     CHECK_STR_EQ(rk_status_string((rk_status)-1), "unknown status");

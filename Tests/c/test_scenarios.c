@@ -7,10 +7,18 @@
  *   {"receive": A, "state": S}  the next action an effect sent is A (waits up to 1 s for
  *                               running effects; sleepers on the test clock do not count)
  *   {"advance_ms": N}           rk_store_advance_clock(N)
- *   {"finish": true}            effects settle (1 s), every received action was asserted,
- *                               and no effect runs or sleeps (rk_store_effect_count == 0)
+ *   {"request": {"id": N, "name": E, "payload": P}}
+ *                               the next host event (rk_store_take_requests) is a request
+ *                               of endpoint E with payload P ("id" optional)
+ *   {"resolve": N, "response": R}   rk_store_resolve(N, R)
+ *   {"fail": N, "message": M}   rk_store_fail(N, M)
+ *   {"cancelled": N}            the next host event is the cancellation of request N
+ *   {"finish": true}            effects settle (1 s), every received action and host event
+ *                               was asserted, and no effect runs, sleeps or waits for the
+ *                               host (rk_store_effect_count == 0)
  *
- * The store is created with {"clock", "initial_state", "record_actions": true}; sent and
+ * The store is created with {"clock", "initial_state", "provide", "record_actions": true};
+ * sent and
  * received actions, with the state after each, come from rk_store_take_actions. States are
  * compared as JSON values (key order ignored, 1 == 1.0, true != 1, and an optional written
  * null equals an absent key).
@@ -38,6 +46,8 @@ typedef struct runner {
     const jm_value *step_value;
     int failed;
     int timeout_ms;
+    jm_value **events;    /* host request events not asserted yet */
+    size_t ehead, elen, ecap;
 } runner;
 
 /* ---- small helpers ----------------------------------------------------------------- */
@@ -230,6 +240,141 @@ static void await_received(runner *r) {
     }
 }
 
+/* ---- host requests ---------------------------------------------------------------- */
+
+/* Moves the store's queued request events into r->events. */
+static void collect_events(runner *r) {
+    char *json = NULL;
+    size_t len = 0, i;
+    char err[160];
+    jm_value *list;
+    rk_status st = rk_store_take_requests(r->store, &json, &len);
+    if (st != RK_OK) {
+        fail(r, "rk_store_take_requests: %s: %s", rk_status_string(st), rk_last_error());
+        return;
+    }
+    list = jm_parse(json, len, err, sizeof err);
+    rk_free(json);
+    if (list == NULL || list->type != JM_ARRAY) {
+        fail(r, "rk_store_take_requests gave no JSON array (%s)", err);
+        jm_free(list);
+        return;
+    }
+    for (i = 0; i < list->count; i++) {
+        if (r->elen == r->ecap) {
+            size_t cap = r->ecap ? r->ecap * 2 : 16;
+            jm_value **grown = (jm_value **)realloc(r->events, cap * sizeof *grown);
+            if (grown == NULL) break;
+            r->events = grown;
+            r->ecap = cap;
+        }
+        r->events[r->elen++] = list->items[i];
+        list->items[i] = NULL;
+    }
+    jm_free(list);
+}
+
+/* The next host event, waiting (bounded) for running effects to make one; NULL if none. */
+static jm_value *next_event(runner *r) {
+    double deadline = rk_t_now_ms() + r->timeout_ms;
+    collect_events(r);
+    while (r->ehead == r->elen && rk_t_now_ms() < deadline) {
+        rk_status st = rk_store_wait_idle(r->store, 50);
+        collect_events(r);
+        if (st == RK_OK) break; /* idle: nothing more will come */
+    }
+    if (r->ehead == r->elen) return NULL;
+    {
+        jm_value *event = r->events[r->ehead];
+        r->events[r->ehead++] = NULL;
+        return event;
+    }
+}
+
+static void step_request(runner *r, const jm_value *step) {
+    const jm_value *expected = jm_get(step, "request");
+    jm_value *event = next_event(r);
+    char *e = jm_dump(expected);
+    const jm_value *id = jm_get(expected, "id");
+    if (event == NULL) {
+        fail(r, "expected the request %s, but the host got no event within %d ms", e,
+             r->timeout_ms);
+    } else if (jm_get(event, "cancelled") != NULL ||
+               !jm_equal(jm_get(event, "name"), jm_get(expected, "name"), 0) ||
+               !jm_equal(jm_get(event, "payload"), jm_get(expected, "payload"), 0) ||
+               (id != NULL && !jm_equal(jm_get(event, "id"), id, 0))) {
+        char *g = jm_dump(event);
+        fail(r, "expected the request %s\n    got %s", e, g ? g : "?");
+        free(g);
+    } else {
+        pass();
+    }
+    jm_free(event);
+    free(e);
+}
+
+static int request_id(runner *r, const jm_value *v, uint64_t *out) {
+    if (v == NULL || v->type != JM_NUMBER || v->number < 0 ||
+        v->number != (double)(uint64_t)v->number) {
+        fail(r, "a request id is a whole number >= 0");
+        return 0;
+    }
+    *out = (uint64_t)v->number;
+    return 1;
+}
+
+static void step_answer(runner *r, const jm_value *step) {
+    uint64_t id;
+    rk_status st;
+    int resolve = jm_get(step, "resolve") != NULL;
+    if (!request_id(r, jm_get(step, resolve ? "resolve" : "fail"), &id)) return;
+    if (resolve) {
+        const jm_value *response = jm_get(step, "response");
+        char *text;
+        if (response == NULL) {
+            fail(r, "a resolve step needs a \"response\"");
+            return;
+        }
+        text = jm_dump(response);
+        st = rk_store_resolve(r->store, id, text);
+        free(text);
+    } else {
+        const char *message = jm_str(jm_get(step, "message"));
+        if (message == NULL) {
+            fail(r, "a fail step needs a \"message\" string");
+            return;
+        }
+        st = rk_store_fail(r->store, id, message);
+    }
+    if (st != RK_OK) {
+        fail(r, "rk_store_%s(%llu): %s: %s", resolve ? "resolve" : "fail",
+             (unsigned long long)id, rk_status_string(st), rk_last_error());
+    } else {
+        pass();
+    }
+}
+
+static void step_cancelled(runner *r, const jm_value *step) {
+    uint64_t id;
+    jm_value *event;
+    if (!request_id(r, jm_get(step, "cancelled"), &id)) return;
+    event = next_event(r);
+    if (event == NULL) {
+        fail(r, "expected the cancellation of request %llu, but the host got no event",
+             (unsigned long long)id);
+    } else if (jm_get(event, "cancelled") == NULL || jm_get(event, "cancelled")->type != JM_BOOL ||
+               !jm_get(event, "cancelled")->boolean || jm_get(event, "id") == NULL ||
+               jm_get(event, "id")->number != (double)id) {
+        char *g = jm_dump(event);
+        fail(r, "expected the cancellation of request %llu\n    got %s", (unsigned long long)id,
+             g ? g : "?");
+        free(g);
+    } else {
+        pass();
+    }
+    jm_free(event);
+}
+
 /* ---- steps ----------------------------------------------------------------------- */
 
 static void step_send(runner *r, const jm_value *step) {
@@ -338,6 +483,19 @@ static void step_finish(runner *r, const jm_value *step) {
     if (!flag->boolean) return;
     st = rk_store_wait_idle(r->store, r->timeout_ms);
     collect(r, NULL, 0);
+    collect_events(r);
+    if (r->ehead < r->elen) {
+        size_t i;
+        fail(r, "%lu host event(s) were not asserted:", (unsigned long)(r->elen - r->ehead));
+        for (i = r->ehead; i < r->elen; i++) {
+            char *text = jm_dump(r->events[i]);
+            fprintf(stderr, "      %s\n", text ? text : "?");
+            free(text);
+            jm_free(r->events[i]);
+            r->events[i] = NULL;
+        }
+        r->ehead = r->elen;
+    }
     if (pending(r) > 0) {
         fail(r, "%lu received action(s) were not asserted:", (unsigned long)pending(r));
         print_pending(r);
@@ -349,7 +507,7 @@ static void step_finish(runner *r, const jm_value *step) {
     if (st != RK_OK || count != 0) {
         fail(r, "%llu effect(s) still running at finish%s", (unsigned long long)count,
              st == RK_ERR_TIMEOUT ? " (rk_store_wait_idle timed out)"
-                                  : " (sleeping on the test clock: cancel them or advance the clock)");
+                                  : " (sleeping on the test clock, or waiting for the host to answer)");
     } else {
         pass();
     }
@@ -357,8 +515,10 @@ static void step_finish(runner *r, const jm_value *step) {
 
 /* ---- one scenario ---------------------------------------------------------------- */
 
-static const char *const top_keys[] = {"name", "feature", "clock", "initial_state", "steps"};
-static const char *const step_kinds[] = {"send", "receive", "advance_ms", "finish"};
+static const char *const top_keys[] = {"name", "feature", "clock", "initial_state", "provide",
+                                       "steps"};
+static const char *const step_kinds[] = {"send", "receive", "advance_ms", "finish",
+                                         "request", "resolve", "fail", "cancelled"};
 
 static int has_key(const char *const *keys, size_t n, const char *key) {
     size_t i;
@@ -379,9 +539,9 @@ static int validate(runner *r, const jm_value *sc) {
         return 0;
     }
     for (i = 0; i < sc->count; i++) {
-        if (!has_key(top_keys, 5, sc->keys[i])) {
+        if (!has_key(top_keys, 6, sc->keys[i])) {
             fail(r, "unknown top-level key \"%s\" (expected name, feature, clock, "
-                    "initial_state, steps)", sc->keys[i]);
+                    "initial_state, provide, steps)", sc->keys[i]);
             return 0;
         }
     }
@@ -404,7 +564,7 @@ static int validate(runner *r, const jm_value *sc) {
     }
     for (i = 0; i < steps->count; i++) {
         const jm_value *step = steps->items[i];
-        int kinds = 0, with_state = 0;
+        int kinds = 0, with_state = 0, with_response = 0, with_message = 0;
         r->step = (int)i + 1;
         r->step_value = step;
         if (step->type != JM_OBJECT) {
@@ -412,15 +572,23 @@ static int validate(runner *r, const jm_value *sc) {
             return 0;
         }
         for (k = 0; k < step->count; k++) {
-            if (has_key(step_kinds, 4, step->keys[k])) kinds++;
+            if (has_key(step_kinds, 8, step->keys[k])) kinds++;
             else if (strcmp(step->keys[k], "state") == 0) with_state = 1;
+            else if (strcmp(step->keys[k], "response") == 0) with_response = 1;
+            else if (strcmp(step->keys[k], "message") == 0) with_message = 1;
             else {
                 fail(r, "unknown key \"%s\" in a step", step->keys[k]);
                 return 0;
             }
         }
         if (kinds != 1) {
-            fail(r, "a step has exactly one of send, receive, advance_ms, finish");
+            fail(r, "a step has exactly one of send, receive, advance_ms, request, resolve, "
+                    "fail, cancelled, finish");
+            return 0;
+        }
+        if ((with_response && jm_get(step, "resolve") == NULL) ||
+            (with_message && jm_get(step, "fail") == NULL)) {
+            fail(r, "\"response\" belongs to a resolve step, \"message\" to a fail step");
             return 0;
         }
         if (with_state && jm_get(step, "send") == NULL && jm_get(step, "receive") == NULL) {
@@ -461,14 +629,19 @@ static void run_scenario(const char *path) {
         const jm_value *steps = jm_get(sc, "steps");
         const jm_value *clock = jm_get(sc, "clock");
         const jm_value *initial = jm_get(sc, "initial_state");
+        const jm_value *provide = jm_get(sc, "provide");
         char *initial_text = initial ? jm_dump(initial) : NULL;
-        size_t cap = 128 + (initial_text ? strlen(initial_text) : 0);
+        char *provide_text = provide ? jm_dump(provide) : NULL;
+        size_t cap = 128 + (initial_text ? strlen(initial_text) : 0) +
+                     (provide_text ? strlen(provide_text) : 0);
         char *options = (char *)malloc(cap);
         rk_status st;
-        snprintf(options, cap, "{\"clock\":\"%s\",\"record_actions\":true%s%s}",
+        snprintf(options, cap, "{\"clock\":\"%s\",\"record_actions\":true%s%s%s%s}",
                  clock ? clock->text : "test", initial_text ? ",\"initial_state\":" : "",
-                 initial_text ? initial_text : "");
+                 initial_text ? initial_text : "", provide_text ? ",\"provide\":" : "",
+                 provide_text ? provide_text : "");
         free(initial_text);
+        free(provide_text);
         st = rk_store_create(jm_str(jm_get(sc, "feature")), options, &r.store);
         if (st != RK_OK) {
             fail(&r, "rk_store_create(\"%s\", %s): %s: %s", jm_str(jm_get(sc, "feature")),
@@ -484,6 +657,9 @@ static void run_scenario(const char *path) {
                 if (jm_get(step, "send")) step_send(&r, step);
                 else if (jm_get(step, "receive")) step_receive(&r, step);
                 else if (jm_get(step, "advance_ms")) step_advance(&r, step);
+                else if (jm_get(step, "request")) step_request(&r, step);
+                else if (jm_get(step, "resolve") || jm_get(step, "fail")) step_answer(&r, step);
+                else if (jm_get(step, "cancelled")) step_cancelled(&r, step);
                 else step_finish(&r, step);
             }
             rk_store_destroy(r.store);
@@ -493,6 +669,8 @@ static void run_scenario(const char *path) {
     printf("%s %s (%s)\n", rk_t_failed == failed_before ? "ok    " : "FAILED", r.name, path);
     while (pending(&r) > 0) jm_free(pop(&r));
     free(r.queue);
+    while (r.ehead < r.elen) jm_free(r.events[r.ehead++]);
+    free(r.events);
     jm_free(r.state);
     jm_free(sc);
 }
