@@ -5,6 +5,38 @@ import Testing
 // The README's "Coming from ReactorKit / Reducer" and "Coming from ReSwift" examples, verbatim,
 // so that they keep compiling and doing what the README says.
 
+// MARK: Effects the host fulfils (the Swift part; the registration line needs ReducerKitFFI)
+
+enum NumberFactEndpoint: DependencyKey {
+  static let liveValue = HostEndpoint<Int, String>("numberFact") { n in "\(n) is a good number." }
+}
+extension DependencyValues {
+  var numberFact: HostEndpoint<Int, String> {
+    get { self[NumberFactEndpoint.self] }
+    set { self[NumberFactEndpoint.self] = newValue }
+  }
+}
+
+struct Fact: Reducer {
+  struct State: Codable, Equatable, Sendable { var count = 0; var fact: String? }
+  enum Action: Codable, Equatable, Sendable { case factButtonTapped, factResponse(String) }
+  @Dependency(\.numberFact) var numberFact
+
+  func reduce(into state: inout State, action: Action) -> Effect<Action> {
+    switch action {
+    case .factButtonTapped:
+      return .run { [count = state.count] send in
+        await send(.factResponse(try await numberFact(count)))
+      } catch: { error, send in
+        await send(.factResponse("No fact: \((error as? HostEndpointError)?.message ?? "\(error)")"))
+      }
+    case let .factResponse(fact):
+      state.fact = fact
+      return .none
+    }
+  }
+}
+
 enum Readme {
   // MARK: Coming from ReactorKit / Reducer
 
@@ -127,6 +159,22 @@ struct ReadmeExamplesTests {
 
   /// The suite trait turns `TestStore` failures into Swift Testing issues (this target does not
   /// link IssueReportingTestSupport): a wrong assertion must fail the test.
+  @Test func hostEndpointInSwift() async {
+    let live = TestStore(initialState: Fact.State(count: 3)) { Fact() }
+    await live.send(.factButtonTapped)
+    await live.receive(.factResponse("3 is a good number.")) { $0.fact = "3 is a good number." }
+    let overridden = TestStore(initialState: Fact.State()) { Fact() } withDependencies: {
+      $0.numberFact.implementation = { _ in "a test fact" }
+    }
+    await overridden.send(.factButtonTapped)
+    await overridden.receive(.factResponse("a test fact")) { $0.fact = "a test fact" }
+    let failing = TestStore(initialState: Fact.State()) { Fact() } withDependencies: {
+      $0.numberFact.implementation = { _ in throw HostEndpointError(endpoint: "numberFact", message: "offline") }
+    }
+    await failing.send(.factButtonTapped)
+    await failing.receive(.factResponse("No fact: offline")) { $0.fact = "No fact: offline" }
+  }
+
   @Test func testStoreFailuresFailTheTest() async {
     await withKnownIssue {
       let store = TestStore(initialState: Readme.CounterReduce.State()) {
