@@ -315,6 +315,15 @@ final class HostRequests: @unchecked Sendable {
     }
   }
 
+  /// Whether the calling thread is inside a request callback of this store (the effect that
+  /// made the request counts as running until the callback returns).
+  @usableFromInline var isCallingBackOnCurrentThread: Bool {
+    let me = _hostThreadID()
+    monitor.lock()
+    defer { monitor.unlock() }
+    return inFlight.values.contains { $0.thread == me }
+  }
+
   /// The queued events as a JSON array; clears the queue.
   func take() -> [UInt8] {
     monitor.lock()
