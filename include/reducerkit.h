@@ -143,10 +143,12 @@ RK_API rk_status rk_store_create(const char *feature, const char *options_json, 
 /** Destroys a store: cancels its effects, removes its subscriptions, and frees it. Each
  *  request still pending is cancelled: a request callback gets its cancellation event before
  *  this returns (a queued store just closes its request fd). After this returns, none of its
- *  callbacks runs again (a callback running on another thread is waited
- *  for first). It may be called from inside one of the store's own callbacks: the store stops
- *  at once and that callback is the last. NULL is a no-op; a handle that is already destroyed
- *  is ignored (rk_last_error() says so). Thread-safe.
+ *  callbacks runs again: a callback running on another thread is waited for first — except
+ *  when rk_store_destroy() is itself called from inside a callback (of any store), where
+ *  waiting could deadlock; then keep the userdata alive until that other callback returns.
+ *  It may be called from inside one of the store's own callbacks: the store stops at once and
+ *  that callback is the last. NULL is a no-op; a handle that is already destroyed is ignored
+ *  (rk_last_error() says so). Thread-safe.
  *  Hosts with their own runtime (a language VM) must destroy their stores, or at least remove
  *  their callbacks, before that runtime shuts down: effects may still be running and would
  *  call back into it. */
@@ -329,7 +331,11 @@ RK_API rk_status rk_store_request_fd(rk_store *store, int *out_fd);
  *  JSON), RK_ERR_RESPONSE (not a response of that endpoint: the message names the path and
  *  the expected type, as for actions), RK_ERR_INVALID_HANDLE. On any error the request stays
  *  as it was: a pending request can be answered again. Exactly one answer of a request takes
- *  effect, whichever threads race. Thread-safe; may be called from any callback. */
+ *  effect, whichever threads race. An accepted answer (RK_OK) is used by the effect's next
+ *  action; if the effect is cancelled before it sends one (a cancelled effect's actions are
+ *  dropped, as in TCA), the host gets the request's cancellation event after all: every
+ *  accepted answer is either reduced or reported cancelled. Thread-safe; may be called from
+ *  any callback. */
 RK_API rk_status rk_store_resolve(rk_store *store, uint64_t request_id, const char *response_json);
 
 /** Fails request `request_id`: the effect's call throws an error carrying `message`

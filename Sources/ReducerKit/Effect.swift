@@ -234,8 +234,18 @@ public struct Send<Action>: Sendable {
   /// Sends `action` into the store, unless the effect was cancelled. The action is reduced
   /// before this returns.
   public func callAsFunction(_ action: Action) async {
-    guard !Task.isCancelled else { return }
+    guard !Task.isCancelled else {
+      if _heldAnswerCount.load(ordering: .relaxed) > 0 { Self.settleHeldAnswers(delivered: false) }
+      return
+    }
     send(action)
+    if _heldAnswerCount.load(ordering: .relaxed) > 0 { Self.settleHeldAnswers(delivered: true) }
+  }
+
+  private static func settleHeldAnswers(delivered: Bool) {
+    if let unit = EffectRuntime.currentUnit, unit.isCurrentTask {
+      unit.settleHeldAnswers(delivered: delivered)
+    }
   }
 }
 

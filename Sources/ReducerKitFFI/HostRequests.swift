@@ -169,8 +169,12 @@ final class HostRequests: @unchecked Sendable {
     monitor.lock()
     let early = entry.result
     monitor.unlock()
-    if let early { return try early.get() }
-    return try await withTaskCancellationHandler {
+    if let early {
+      let value = try early.get()
+      holdAnswer(id, wait)
+      return value
+    }
+    let value = try await withTaskCancellationHandler {
       try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<any Sendable, any Error>) in
         monitor.lock()
         if let result = entry.result {
@@ -185,6 +189,21 @@ final class HostRequests: @unchecked Sendable {
       }
     } onCancel: {
       self.cancel(id)
+    }
+    holdAnswer(id, wait)
+    return value
+  }
+
+  /// An accepted answer is used by the effect's next action; if the effect is cancelled before
+  /// it sends one (the action is dropped, as in TCA), the host hears of it as a cancellation
+  /// of the request, so that no accepted answer is lost without a word.
+  private func holdAnswer(_ id: UInt64, _ wait: _EffectWait) {
+    wait.holdAnswer { [weak self] in
+      guard let self else { return }
+      self.monitor.lock()
+      let target = self.prepareEmit(Self.cancelEvent(id: id))
+      self.monitor.unlock()
+      if let target { self.deliver(target) }
     }
   }
 

@@ -77,21 +77,30 @@ public struct HostEndpointError: Error, Sendable, Equatable, CustomStringConvert
 /// effect's own task (a structured child of it, or code outside any store) both are no-ops.
 @_spi(Host)
 public struct _EffectWait: Sendable {
-  let runtime: EffectRuntime?
+  let unit: EffectRuntime.Unit?
 
   /// The wait of the calling task.
   public static func current() -> _EffectWait {
     if let unit = EffectRuntime.currentUnit, unit.isCurrentTask {
-      return _EffectWait(runtime: unit.runtime)
+      return _EffectWait(unit: unit)
     }
-    return _EffectWait(runtime: nil)
+    return _EffectWait(unit: nil)
   }
 
   /// The effect stops counting as running.
-  public func willSuspend() { runtime?.unitWillSleep() }
+  public func willSuspend() { unit?.runtime.unitWillSleep() }
 
   /// The effect counts as running again (call before resuming it).
-  public func willResume() { runtime?.unitWillWake() }
+  public func willResume() { unit?.runtime.unitWillWake() }
+
+  /// The effect got an answer from outside: if its task's next action is dropped because the
+  /// task was cancelled, or the task ends cancelled before sending one, `report` runs (on
+  /// that task), so that the answer is never lost silently. Call it on the effect's task.
+  public func holdAnswer(report: @escaping @Sendable () -> Void) {
+    guard let unit else { return }
+    unit.heldAnswers.withLock { $0.append(report) }
+    _heldAnswerCount.add(1, ordering: .relaxed)
+  }
 }
 
 /// A mutex and condition variable for host bridges (the FFI's request table).

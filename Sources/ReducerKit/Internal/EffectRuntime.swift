@@ -1,3 +1,9 @@
+import Synchronization
+
+/// How many host answers effects hold, process-wide (see `EffectRuntime.Unit.heldAnswers`):
+/// while 0, sends skip looking for them.
+let _heldAnswerCount = Atomic<Int>(0)
+
 /// The non-generic engine behind a store's effects: it starts effect tasks, tracks them for
 /// cancellation, counts which of them are running (as opposed to asleep on a ``TestClock``) so
 /// that tests and hosts can wait for quiescence, and reports errors effects did not handle.
@@ -15,9 +21,24 @@ final class EffectRuntime: @unchecked Sendable {
   final class Unit: Sendable {
     let runtime: EffectRuntime
     let taskIdentity: Int
+    /// What to do if this task's next action is dropped because the task was cancelled (or
+    /// the task ends cancelled before sending one): a host answer it holds reports itself.
+    let heldAnswers = Mutex<[@Sendable () -> Void]>([])
     init(runtime: EffectRuntime, taskIdentity: Int) {
       self.runtime = runtime
       self.taskIdentity = taskIdentity
+    }
+
+    /// The task sent an action (`delivered`) or had it dropped or ended cancelled: held
+    /// answers are consumed, or reported.
+    func settleHeldAnswers(delivered: Bool) {
+      let held = heldAnswers.withLock { held in
+        defer { held.removeAll() }
+        return held
+      }
+      guard !held.isEmpty else { return }
+      _heldAnswerCount.subtract(held.count, ordering: .relaxed)
+      if !delivered { for report in held { report() } }
     }
     /// Whether the calling task is this unit's own task (not a child task that inherited it).
     var isCurrentTask: Bool {
@@ -106,6 +127,9 @@ final class EffectRuntime: @unchecked Sendable {
         } else {
           await DependencyValues._with(dependencies) { await operation() }
         }
+      }
+      if _heldAnswerCount.load(ordering: .relaxed) > 0 {
+        unit.settleHeldAnswers(delivered: !Task.isCancelled)
       }
       self.finished(id, join: join)
     }
