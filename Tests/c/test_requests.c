@@ -77,6 +77,12 @@ static uint64_t id_of(const jm_value *event) {
     return strtoull(id->text, NULL, 10);
 }
 
+/* The id of an event's text ({"id":N,...}). */
+static uint64_t id_of_text(const char *event) {
+    const char *at = strstr(event, "\"id\":");
+    return at ? strtoull(at + 5, NULL, 10) : 0;
+}
+
 static int is_cancellation(const jm_value *event) {
     const jm_value *c = jm_get(event, "cancelled");
     return c != NULL && c->type == JM_BOOL && c->boolean;
@@ -653,6 +659,183 @@ static void test_destroy_with_pending(void) {
     rk_t_sleep_ms(20);
     CHECK(l.after_destroy == 0);
     pthread_mutex_destroy(&l.mu);
+}
+
+/* ---- More callback rules ------------------------------------------------------------- */
+
+typedef struct inner {
+    rk_store *store;
+    int events, after_destroy, destroyed;
+    char seen[8][64];
+    rk_status send_after;
+} inner;
+
+/* Destroys the store from inside the callback of request 2. */
+static void destroy_inside(void *userdata, const char *event, size_t len) {
+    inner *in = (inner *)userdata;
+    (void)len;
+    if (in->destroyed) in->after_destroy++;
+    if (in->events < 8) snprintf(in->seen[in->events], sizeof in->seen[0], "%s", event);
+    in->events++;
+    if (strcmp(event, "{\"id\":2,\"name\":\"numberFact\",\"payload\":0}") == 0) {
+        rk_store_destroy(in->store);
+        in->destroyed = 1;
+    }
+}
+
+/* Answers from a state subscriber: the request is in the queue when the state changes. */
+static void answer_from_subscriber(void *userdata, const char *json, size_t len, uint64_t version) {
+    inner *in = (inner *)userdata;
+    char *events = NULL;
+    (void)json;
+    (void)len;
+    (void)version;
+    if (rk_store_take_requests(in->store, &events, NULL) == RK_OK && strstr(events, "\"id\":") != NULL) {
+        in->send_after = rk_store_resolve(in->store, strtoull(strstr(events, "\"id\":") + 5, NULL, 10),
+                                          "\"from a subscriber\"");
+        in->events++;
+    }
+    rk_free(events);
+}
+
+typedef struct swapper {
+    rk_store *store;
+    int stop;
+    int old_calls_after_swap; /* the old callback ran after rk_store_on_request returned */
+    int swapped;
+    long sends;
+    pthread_mutex_t mu;
+} swapper;
+
+static void old_callback(void *userdata, const char *event, size_t len) {
+    swapper *sw = (swapper *)userdata;
+    (void)len;
+    pthread_mutex_lock(&sw->mu);
+    if (sw->swapped) sw->old_calls_after_swap++;
+    pthread_mutex_unlock(&sw->mu);
+    rk_t_sleep_ms(1); /* be inside when the swap comes */
+    if (strstr(event, "cancelled") == NULL) rk_store_resolve(sw->store, id_of_text(event), "\"old\"");
+}
+
+static void new_callback(void *userdata, const char *event, size_t len) {
+    swapper *sw = (swapper *)userdata;
+    (void)len;
+    if (strstr(event, "cancelled") == NULL) rk_store_resolve(sw->store, id_of_text(event), "\"new\"");
+}
+
+static void *keep_asking(void *arg) {
+    swapper *sw = (swapper *)arg;
+    for (;;) {
+        int stop;
+        pthread_mutex_lock(&sw->mu);
+        stop = sw->stop;
+        pthread_mutex_unlock(&sw->mu);
+        if (stop) return NULL;
+        if (rk_store_send(sw->store, "\"factButtonTapped\"") != RK_OK) abort();
+        sw->sends++;
+    }
+}
+
+static void test_more_callback_rules(void) {
+    inner in;
+    rk_store *s;
+    cb_log l;
+    swapper sw;
+    pthread_t t;
+    int i, rounds = rk_t_under_valgrind() ? 5 : 50;
+    char fact[128];
+    jm_value *events;
+    TEST("destroy from inside a request callback; answers from a state subscriber");
+    memset(&in, 0, sizeof in);
+    in.store = CREATE("counter", PROVIDE_FACT);
+    CHECK_OK(rk_store_on_request(in.store, destroy_inside, &in));
+    CHECK_OK(rk_store_send(in.store, "\"factButtonTapped\""));
+    CHECK_OK(rk_store_send(in.store, "\"factButtonTapped\"")); /* its callback destroys */
+    CHECK(in.destroyed);
+    /* Both pending requests were cancelled before destroy returned, each after its request. */
+    CHECK_MSG(in.events == 4, "%d events", in.events);
+    CHECK_STR_EQ(in.seen[2], "{\"id\":1,\"cancelled\":true}");
+    CHECK_STR_EQ(in.seen[3], "{\"id\":2,\"cancelled\":true}");
+    CHECK_STATUS(rk_store_send(in.store, "\"factButtonTapped\""), RK_ERR_INVALID_HANDLE);
+    rk_t_sleep_ms(20);
+    CHECK(in.after_destroy == 0);
+
+    memset(&in, 0, sizeof in);
+    in.store = CREATE("counter", PROVIDE_FACT);
+    in.send_after = (rk_status)-1;
+    {
+        uint64_t token;
+        CHECK_OK(rk_store_subscribe(in.store, answer_from_subscriber, &in, &token));
+        CHECK_OK(rk_store_send(in.store, "\"factButtonTapped\""));
+        CHECK(in.events == 1);
+        CHECK_STATUS(in.send_after, RK_OK);
+        CHECK_OK(rk_store_wait_idle(in.store, 5000));
+        CHECK_STR_EQ(state_string(in.store, "fact", fact, sizeof fact), "from a subscriber");
+        CHECK_OK(rk_store_unsubscribe(in.store, token));
+    }
+    rk_store_destroy(in.store);
+
+    TEST("a cancellation is delivered on the thread that cancels, before its send returns");
+    s = CREATE("search", PROVIDE_SEARCH);
+    cb_log_init(&l, s, 0);
+    CHECK_OK(rk_store_on_request(s, on_request, &l));
+    CHECK_OK(rk_store_send(s, "{\"queryChanged\":\"sw\"}"));
+    CHECK_OK(rk_store_advance_clock(s, 300));
+    CHECK(l.requests == 1);
+    l.on_caller_thread = 0;
+    CHECK_OK(rk_store_send(s, "{\"queryChanged\":\"\"}"));
+    CHECK(l.cancellations == 1 && l.kinds[1] == 'c' && l.ids[1] == 1);
+    CHECK_MSG(l.on_caller_thread == 1, "delivered on the sending thread");
+    rk_store_destroy(s);
+    pthread_mutex_destroy(&l.mu);
+
+    TEST("many requests queued: one readable fd, all taken in order");
+    s = CREATE("counter", PROVIDE_FACT);
+    for (i = 0; i < 1000; i++) rk_store_send(s, "\"factButtonTapped\"");
+    CHECK(effects_of(s) == 1000);
+    events = take(s);
+    CHECK(events != NULL && events->count == 1000);
+    for (i = 0; events != NULL && i < (int)events->count; i++) {
+        if (id_of(events->items[i]) != (uint64_t)i + 1) break;
+    }
+    CHECK_MSG(events != NULL && i == (int)events->count, "in order up to %d", i);
+    jm_free(events);
+    for (i = 1000; i >= 1; i--) {
+        if (rk_store_resolve(s, (uint64_t)i, "\"f\"") != RK_OK) break;
+    }
+    CHECK_MSG(i == 0, "resolve %d failed", i);
+    CHECK_OK(rk_store_wait_idle(s, 10000));
+    CHECK(effects_of(s) == 0);
+    CHECK(rk_t_version(s) == 2000);
+    rk_store_destroy(s);
+
+    TEST("a replaced callback is not called after rk_store_on_request returns");
+    memset(&sw, 0, sizeof sw);
+    pthread_mutex_init(&sw.mu, NULL);
+    sw.store = CREATE("counter", PROVIDE_FACT);
+    for (i = 0; i < rounds; i++) {
+        sw.stop = 0;
+        sw.swapped = 0;
+        CHECK_OK(rk_store_on_request(sw.store, old_callback, &sw));
+        CHECK(pthread_create(&t, NULL, keep_asking, &sw) == 0);
+        rk_t_sleep_ms(2);
+        CHECK_OK(rk_store_on_request(sw.store, new_callback, &sw));
+        pthread_mutex_lock(&sw.mu);
+        sw.swapped = 1;
+        pthread_mutex_unlock(&sw.mu);
+        rk_t_sleep_ms(2);
+        pthread_mutex_lock(&sw.mu);
+        sw.stop = 1;
+        pthread_mutex_unlock(&sw.mu);
+        pthread_join(t, NULL);
+    }
+    CHECK_MSG(sw.old_calls_after_swap == 0, "the old callback ran %d times after the swap",
+              sw.old_calls_after_swap);
+    CHECK_OK(rk_store_wait_idle(sw.store, 10000));
+    CHECK(effects_of(sw.store) == 0);
+    CHECK_MSG(sw.sends > rounds, "%ld sends", sw.sends);
+    rk_store_destroy(sw.store);
+    pthread_mutex_destroy(&sw.mu);
 }
 
 /* ---- Hostile answers ----------------------------------------------------------------- */
@@ -1396,6 +1579,7 @@ int main(void) {
     test_features_list_requests();
     test_clock_idle_and_cancellation();
     test_destroy_with_pending();
+    test_more_callback_rules();
     test_hostile_responses();
     test_reliability();
     RK_TEST_EXIT();
