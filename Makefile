@@ -1,6 +1,6 @@
 # ReducerKit — one command per job.
 #   make demo    the main job: drive the example stores from Swift, C and Python, printing states
-#   make test    every test: Swift, C (plus valgrind), the user-package example, Python
+#   make test    every test: Swift, C (plus valgrind), the C examples, the user-package example, Python
 #   make bench   the benchmarks (release builds)
 #   make lib     build/libreducerkit.so (Swift runtime linked statically)
 
@@ -17,7 +17,7 @@ CTESTS     := $(patsubst Tests/c/%.c,$(BUILD)/c/%,$(wildcard Tests/c/test_*.c))
 VALGRIND   := valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
               --show-leak-kinds=definite --suppressions=Tests/c/valgrind.supp -q
 
-.PHONY: all lib deps demo test test-swift test-c test-valgrind test-custom test-user-package test-python test-embed bench clean
+.PHONY: all lib deps demo test test-swift test-c test-valgrind test-examples test-custom test-user-package test-python test-embed bench clean
 
 all: lib
 
@@ -46,11 +46,19 @@ demo: lib
 	$(BUILD)/examples/counter_c
 	REDUCERKIT_LIB=$(abspath $(LIB)) PYTHONPATH=bindings/python/src $(PYTHON) examples/python/demo.py
 
-$(BUILD)/examples/counter_c: examples/c/counter.c include/reducerkit.h $(LIB)
-	@mkdir -p $(BUILD)/examples
-	$(CC) $(CFLAGS_C) -o $@ $< -L$(BUILD) -lreducerkit -Wl,-rpath,'$$ORIGIN/..'
+# examples/c/NAME.c -> build/examples/NAME_c (runs from any directory: rpath $ORIGIN/..)
+CEXAMPLES  := $(patsubst examples/c/%.c,$(BUILD)/examples/%_c,$(wildcard examples/c/*.c))
 
-test: deps lib test-swift test-user-package test-c test-valgrind test-custom test-python test-embed
+$(BUILD)/examples/%_c: examples/c/%.c include/reducerkit.h $(LIB)
+	@mkdir -p $(BUILD)/examples
+	$(CC) $(CFLAGS_C) -o $@ $< -L$(BUILD) -lreducerkit -lpthread -Wl,-rpath,'$$ORIGIN/..'
+
+# Every C example builds and runs (from another directory, so the rpath is exercised); the
+# ones that check their results exit non-zero when they are wrong.
+test-examples: $(CEXAMPLES)
+	@set -e; for e in $(CEXAMPLES); do echo "== $$e"; (cd / && $(abspath .)/$$e); done
+
+test: deps lib test-swift test-user-package test-c test-valgrind test-examples test-custom test-python test-embed
 	@echo "make test: all suites passed"
 
 test-swift:

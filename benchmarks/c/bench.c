@@ -13,6 +13,12 @@
  * their text, so the table has both sides: "unchanged state" is a cached read, "send toggle +
  * rk_store_state" encodes the 1,000 todos on every read (subtract the toggle row for the
  * read alone), and "4096 distinct texts" decodes every action.
+ *
+ * Effects the host fulfils (issue 9, target <= 5 us per round trip): "host round trip" sends
+ * an action whose effect asks the host (counter's numberFact), the request callback resolves
+ * it inside the callback, and the response action is reduced, all within one rk_store_send.
+ * Beside it: a plain send on the same store (the floor), the same action answered by the
+ * Swift implementation (0.1.0's path, no host), and the queued path (take, resolve, wait).
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -119,6 +125,98 @@ static int op_toggle_todo(long n) {
     return bad;
 }
 
+/* ---- Effects the host fulfils ---------------------------------------------------------
+ * `provided` is a counter created with {"provide": ["numberFact"]} whose request callback
+ * answers each request at once, inside the callback: one round trip is rk_store_send of
+ * "factButtonTapped" -> its effect calls numberFact -> the request event reaches the callback
+ * -> rk_store_resolve -> the effect goes on without suspending -> {"factResponse": ...} is
+ * reduced, all before rk_store_send returns (checked before the run). `queued` is the same
+ * feature answered through the queue: send, take the event, resolve, wait for the response
+ * to be reduced (the effect resumes on Swift's thread pool). */
+static rk_store *provided;
+static rk_store *queued;
+static long answered;
+static int answer_failures;
+
+static void answer_inline(void *userdata, const char *event, size_t len) {
+    uint64_t id;
+    (void)userdata;
+    (void)len;
+    /* Events start with {"id":N (request or cancellation; none is cancelled here). */
+    id = strtoull(event + 6, NULL, 10);
+    answer_failures |= rk_store_resolve(provided, id, "\"a fact from the host\"") != RK_OK;
+    answered++;
+}
+
+static int op_host_round_trip(long n) {
+    long i, before = answered;
+    int bad = 0;
+    for (i = 0; i < n; i++) bad |= (int)rk_store_send(provided, "\"factButtonTapped\"");
+    return bad | answer_failures | (answered - before != n);
+}
+
+static int op_provided_increment(long n) {
+    long i;
+    int bad = 0;
+    for (i = 0; i < n; i++) bad |= (int)rk_store_send(provided, "\"increment\"");
+    return bad;
+}
+
+/* 0.1.0's path: the Swift implementation of numberFact answers (no host involved). */
+static int op_live_fact(long n) {
+    long i;
+    int bad = 0;
+    for (i = 0; i < n; i++) bad |= (int)rk_store_send(counter, "\"factButtonTapped\"");
+    return bad;
+}
+
+static int op_queued_round_trip(long n) {
+    long i;
+    int bad = 0;
+    for (i = 0; i < n; i++) {
+        char *events = NULL;
+        uint64_t id;
+        bad |= (int)rk_store_send(queued, "\"factButtonTapped\"");
+        bad |= (int)rk_store_take_requests(queued, &events, NULL);
+        id = events != NULL && events[0] == '[' ? strtoull(events + 7, NULL, 10) : 0; /* [{"id":N */
+        rk_free(events);
+        bad |= (int)rk_store_resolve(queued, id, "\"a fact from the host\"");
+        bad |= (int)rk_store_wait_idle(queued, -1);
+    }
+    return bad;
+}
+
+/* Before timing: one round trip of each kind does what it says. */
+static void check_round_trips(void) {
+    uint64_t v0 = 0, v1 = 0, effects = 1;
+    char *json = NULL;
+    rk_store_version(provided, &v0);
+    if (op_host_round_trip(1) != 0) die("host round trip", RK_ERR_INTERNAL);
+    rk_store_version(provided, &v1);
+    rk_store_effect_count(provided, &effects);
+    rk_store_state(provided, &json, NULL);
+    if (v1 != v0 + 2 || effects != 0 || json == NULL || strstr(json, "a fact from the host") == NULL) {
+        fprintf(stderr, "bench: the host round trip did not reduce its response before "
+                        "rk_store_send returned (version %llu -> %llu, %llu effects, state %s)\n",
+                (unsigned long long)v0, (unsigned long long)v1, (unsigned long long)effects,
+                json ? json : "?");
+        exit(1);
+    }
+    rk_free(json);
+    rk_store_version(counter, &v0);
+    if (op_live_fact(1) != 0) die("live fact", RK_ERR_INTERNAL);
+    rk_store_version(counter, &v1);
+    rk_store_effect_count(counter, &effects);
+    if (v1 != v0 + 2 || effects != 0) {
+        fprintf(stderr, "bench: the live fact was not reduced before rk_store_send returned\n");
+        exit(1);
+    }
+    rk_store_version(queued, &v0);
+    if (op_queued_round_trip(1) != 0) die("queued round trip", RK_ERR_INTERNAL);
+    rk_store_version(queued, &v1);
+    if (v1 != v0 + 2) die("queued round trip: response not reduced", RK_ERR_INTERNAL);
+}
+
 /* rk_store_create with a large initial_state: 1,000 todos (accepted), and 100,000 keys the
  * state does not have (rejected after the merge over the default state, which is linear). */
 static char *todos_options;
@@ -218,6 +316,11 @@ int main(int argc, char **argv) {
         {"rk_store_send({\"toggle\":{\"id\":500}}), 1,000 todos", op_toggle_todo, 0, ""},
         {"send toggle + rk_store_state + rk_free, 1,000 todos", op_toggle_and_state, 150000,
          "<= 150000 (the read)"},
+        {"host round trip: send, callback resolves, response reduced", op_host_round_trip,
+         5000, "<= 5000"},
+        {"  floor: rk_store_send(\"increment\") on that store", op_provided_increment, 0, ""},
+        {"  0.1.0 path: send factButtonTapped, Swift answers", op_live_fact, 0, ""},
+        {"  queued: send + take_requests + resolve + wait_idle", op_queued_round_trip, 0, ""},
         {"rk_store_create + destroy, initial_state of 1,000 todos", op_create_todos, 0, ""},
         {"rk_store_create, initial_state of 100,000 unknown keys", op_create_many_keys, 0,
          "(rejected)"},
@@ -239,6 +342,12 @@ int main(int argc, char **argv) {
     }
     st = rk_store_create("counter", NULL, &counter);
     if (st != RK_OK) die("creating the counter store", st);
+    st = rk_store_create("counter", "{\"provide\":[\"numberFact\"]}", &provided);
+    if (st != RK_OK) die("creating the provided counter store", st);
+    if ((st = rk_store_on_request(provided, answer_inline, NULL)) != RK_OK) die("on_request", st);
+    st = rk_store_create("counter", "{\"provide\":[\"numberFact\"]}", &queued);
+    if (st != RK_OK) die("creating the queued counter store", st);
+    check_round_trips();
     todos_options = make_todos_options();
     many_keys_options = make_many_keys_options(100000);
     todos = make_todos();
@@ -277,6 +386,8 @@ int main(int argc, char **argv) {
     free(samples);
     rk_store_destroy(counter);
     rk_store_destroy(todos);
+    rk_store_destroy(provided);
+    rk_store_destroy(queued);
     free(todos_options);
     free(many_keys_options);
     return 0;
