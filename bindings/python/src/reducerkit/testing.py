@@ -460,8 +460,9 @@ class TestStore:
         if running or timed_out:
             self._fail(f"{running} effect(s) still running at finish"
                        + (f" after waiting {wait} s" if timed_out else
-                          " (sleeping on the test clock: cancel them, e.g. by toggling a "
-                          "timer off, or advance the clock until they end)"))
+                          " (sleeping on the test clock, or waiting for an answer to a "
+                          "request: cancel them, e.g. by toggling a timer off, advance the "
+                          "clock until they end, or answer the request)"))
 
 
 # ---- scenarios shared with the Swift and C tests ----------------------------------------
