@@ -217,7 +217,8 @@ RK_API rk_status rk_store_unsubscribe(rk_store *store, uint64_t token);
  *  request (rk_store_resolve()), or until timeout_ms milliseconds pass
  *  (a negative timeout waits without limit). Returns RK_OK when idle, RK_ERR_TIMEOUT
  *  otherwise. It may be called from a state callback (callbacks run outside the store's lock).
- *  Errors: RK_ERR_INVALID_HANDLE. Thread-safe; do not call it from a Swift concurrency
+ *  Errors: RK_ERR_INVALID_HANDLE, RK_ERR_MISUSE (from inside a reduce, or a request callback,
+ *  of the same store). Thread-safe; do not call it from a Swift concurrency
  *  thread. */
 RK_API rk_status rk_store_wait_idle(rk_store *store, int64_t timeout_ms);
 
@@ -233,7 +234,8 @@ RK_API rk_status rk_store_wait_idle(rk_store *store, int64_t timeout_ms);
  *  message says where the clock stopped; the store stays usable, with the clock at the last
  *  deadline it reached.
  *  Errors: RK_ERR_INVALID_HANDLE, RK_ERR_INVALID_ARGUMENT (negative), RK_ERR_MISUSE (the
- *  store uses the live clock), RK_ERR_TIMEOUT. Thread-safe; may be called from a callback. */
+ *  store uses the live clock; or a call from inside a request callback of the same store),
+ *  RK_ERR_TIMEOUT. Thread-safe; may be called from a callback. */
 RK_API rk_status rk_store_advance_clock(rk_store *store, int64_t milliseconds);
 
 /** Takes the actions the store reduced since the last call (requires "record_actions": true
@@ -296,6 +298,9 @@ typedef void (*rk_request_callback)(void *userdata, const char *event_json, size
  *  rk_store_send(), rk_store_state(), or any function on another store; or it may keep the id
  *  and answer later, from any thread. It must not block waiting for another thread that uses
  *  this store: the callback may run while this thread is in the middle of the store's send.
+ *  The effect that made a request counts as running until its callback returns, so
+ *  rk_store_wait_idle() and rk_store_advance_clock() of this store from inside the callback
+ *  are RK_ERR_MISUSE (they would wait for the callback itself).
  *  `userdata` is passed back untouched and must stay valid until the callback is replaced or
  *  the store is destroyed. After this returns, the previous callback is not called again (one
  *  running on another thread is waited for, unless the caller is inside a callback itself).

@@ -156,7 +156,7 @@ public final class Store<State, Action: Sendable>: @unchecked Sendable {
     if !deferred.isEmpty { _startDeferred(&tasks) }
   }
 
-  @usableFromInline
+  @inlinable
   func _runWithDependencies(_ action: Action, _ tasks: inout [Task<Void, Never>]) {
     DependencyValues._with(dependencies ?? DependencyValues()) { _run(action, &tasks) }
   }
@@ -164,7 +164,7 @@ public final class Store<State, Action: Sendable>: @unchecked Sendable {
   /// A send from the thread that holds the store: from inside a reduce it is queued; from an
   /// effect that started on this thread (no reduce running) it is reduced now, with the
   /// actions its `.send` effects queue, before the effect continues (as TCA's `await send`).
-  @usableFromInline
+  @inlinable
   func _sendReentrant(_ action: Action) {
     if isReducing {
       pending.append(action)
@@ -191,7 +191,7 @@ public final class Store<State, Action: Sendable>: @unchecked Sendable {
     }
   }
 
-  @usableFromInline
+  @inlinable
   func _drainPending() {
     var index = 0
     while index < pending.count {
@@ -204,7 +204,7 @@ public final class Store<State, Action: Sendable>: @unchecked Sendable {
 
   /// Sorts an effect's parts: synchronous sends queue now (so they are reduced before anything
   /// sent later); everything else is started, in order, once the queue is empty.
-  @usableFromInline
+  @inlinable
   func _collect(_ effect: Effect<Action>, ids: [CancelID]) {
     switch effect.operation {
     case .none:
@@ -226,7 +226,7 @@ public final class Store<State, Action: Sendable>: @unchecked Sendable {
   /// Starts the collected effects in order. An effect that sends before its first suspension
   /// has that action reduced at once (see `_sendReentrant`); effects those actions return are
   /// appended and started by this same loop.
-  @usableFromInline
+  @inlinable
   func _startDeferred(_ tasks: inout [Task<Void, Never>]) {
     var index = 0
     while index < deferred.count {
@@ -238,7 +238,7 @@ public final class Store<State, Action: Sendable>: @unchecked Sendable {
   }
 
   /// Starts one collected effect.
-  @usableFromInline
+  @inlinable
   func _start(_ effect: Effect<Action>, ids: [CancelID], _ tasks: inout [Task<Void, Never>]) {
     switch effect.operation {
     case .none:
@@ -268,7 +268,8 @@ public final class Store<State, Action: Sendable>: @unchecked Sendable {
     }
   }
 
-  private func _makeSend() -> Send<Action> {
+  @inlinable
+  func _makeSend() -> Send<Action> {
     Send { [weak self] action in self?.send(action) }
   }
 
@@ -671,6 +672,7 @@ public typealias StoreOf<R: Reducer> = Store<R.State, R.Action> where R.Action: 
 
 extension Effect {
   /// Whether starting this effect needs no task (only `.none` and `.send` inside).
+  @usableFromInline
   var _isSynchronous: Bool {
     switch operation {
     case .none, .send, .cancel: return true

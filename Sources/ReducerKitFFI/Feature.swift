@@ -63,8 +63,18 @@ public struct Feature: Sendable {
   public struct Endpoint: Sendable {
     /// The endpoint's name (the ``HostEndpoint/name`` of its live value).
     public let name: String
-    let describe: @Sendable () -> JSONValue
-    let provide: @Sendable (inout DependencyValues, HostRequests) -> Void
+    @usableFromInline let describe: @Sendable () -> JSONValue
+    @usableFromInline let provide: @Sendable (inout DependencyValues, HostRequests) -> Void
+
+    @usableFromInline
+    init(
+      name: String, describe: @escaping @Sendable () -> JSONValue,
+      provide: @escaping @Sendable (inout DependencyValues, HostRequests) -> Void
+    ) {
+      self.name = name
+      self.describe = describe
+      self.provide = provide
+    }
 
     /// The endpoint at `keyPath` of the dependencies.
     ///
@@ -72,21 +82,16 @@ public struct Feature: Sendable {
     /// Feature(name: "counter", initialState: Counter.State(),
     ///         endpoints: [.endpoint(\.numberFact)]) { Counter() }
     /// ```
+    @inlinable
     public static func endpoint<Payload, Response>(
       _ keyPath: WritableKeyPath<DependencyValues, HostEndpoint<Payload, Response>> & Sendable
     ) -> Endpoint {
-      let name = DependencyValues()[keyPath: keyPath].name
+      let name = EndpointName(DependencyValues()[keyPath: keyPath].name)
       return Endpoint(
-        name: name,
-        describe: {
-          .object([
-            (key: "name", value: .string(name)),
-            (key: "payload_schema", value: jsonSchema(for: Payload.self)),
-            (key: "response_schema", value: jsonSchema(for: Response.self)),
-          ])
-        },
+        name: name.name,
+        describe: { describeEndpoint(name.name, Payload.self, Response.self) },
         provide: { values, requests in
-          values[keyPath: keyPath] = HostEndpoint(name) { payload in
+          values[keyPath: keyPath] = HostEndpoint(name.name) { payload in
             try await requests.call(name, payload, Response.self)
           }
         }
@@ -114,6 +119,17 @@ public struct Feature: Sendable {
       return endpoints.filter { names.contains($0.name) }
     }
   }
+}
+
+@usableFromInline
+func describeEndpoint<Payload: Decodable, Response: Decodable>(
+  _ name: String, _ payload: Payload.Type, _ response: Response.Type
+) -> JSONValue {
+  .object([
+    (key: "name", value: .string(name)),
+    (key: "payload_schema", value: jsonSchema(for: Payload.self)),
+    (key: "response_schema", value: jsonSchema(for: Response.self)),
+  ])
 }
 
 @usableFromInline

@@ -10,6 +10,22 @@ import ReducerKitWire
 /// The C callback type of `rk_store_on_request` (`rk_request_callback`).
 public typealias RequestCallback = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, Int) -> Void
 
+/// An endpoint's name, and the part of its request events that follows the id, encoded once.
+@usableFromInline
+final class EndpointName: Sendable {
+  @usableFromInline let name: String
+  /// `,"name":"numberFact","payload":`
+  let eventPrefix: [UInt8]
+
+  @usableFromInline init(_ name: String) {
+    self.name = name
+    var prefix = Array(",\"name\":".utf8)
+    prefix.append(contentsOf: JSONValue.string(name).serializedBytes())
+    prefix.append(contentsOf: ",\"payload\":".utf8)
+    self.eventPrefix = prefix
+  }
+}
+
 /// One call of a provided endpoint, waiting for the host's answer.
 final class PendingRequest: @unchecked Sendable {
   // Safe: `continuation` and `result` are read and written only under the monitor of the
@@ -107,17 +123,34 @@ final class HostRequests: @unchecked Sendable {
 
   // MARK: The effect's side
 
-  /// Sends a call of endpoint `name` to the host and waits for its answer.
+  /// Sends a call of `endpoint` to the host and waits for its answer. Inlinable, so the
+  /// payload's encoding and the response's decoding are specialized for their types.
+  @inlinable
   func call<Payload: Encodable, Response: Decodable & Sendable>(
-    _ name: String, _ payload: Payload, _ response: Response.Type
+    _ endpoint: EndpointName, _ payload: Payload, _ response: Response.Type
   ) async throws -> Response {
-    try Task.checkCancellation()
     let payloadJSON: [UInt8]
     do {
       payloadJSON = try WireEncoder(explicitNulls: true).encode(payload)
     } catch {
-      throw HostEndpointError(endpoint: name, message: "could not encode the payload: \(error.message)")
+      throw HostEndpointError(endpoint: endpoint.name, message: "could not encode the payload: \(error.message)")
     }
+    let value = try await request(endpoint, payloadJSON) { bytes throws(WireError) in
+      try WireDecoder(rootNoun: "response").decode(Response.self, from: bytes)
+    }
+    guard let typed = value as? Response else {
+      throw HostEndpointError(endpoint: endpoint.name, message: "internal error: a response of another type")
+    }
+    return typed
+  }
+
+  /// The untyped part of `call`: registers the request, announces it, and waits.
+  @usableFromInline
+  func request(
+    _ endpoint: EndpointName, _ payloadJSON: [UInt8],
+    decode: @escaping @Sendable (UnsafeRawBufferPointer) throws(WireError) -> any Sendable
+  ) async throws -> any Sendable {
+    try Task.checkCancellation()
     let wait = _EffectWait.current()
     monitor.lock()
     guard !closed else {
@@ -126,11 +159,9 @@ final class HostRequests: @unchecked Sendable {
     }
     outcomes.append()
     let id = outcomes.count
-    let entry = PendingRequest(id: id, name: name, wait: wait) { bytes throws(WireError) in
-      try WireDecoder(rootNoun: "response").decode(Response.self, from: bytes)
-    }
+    let entry = PendingRequest(id: id, name: endpoint.name, wait: wait, decode: decode)
     pending[id] = entry
-    let target = prepareEmit(Self.requestEvent(id: id, name: name, payload: payloadJSON))
+    let target = prepareEmit(Self.requestEvent(id: id, endpoint: endpoint, payload: payloadJSON))
     monitor.unlock()
     if let target { deliver(target) }
 
@@ -138,31 +169,23 @@ final class HostRequests: @unchecked Sendable {
     monitor.lock()
     let early = entry.result
     monitor.unlock()
-    let value: any Sendable
-    if let early {
-      value = try early.get()
-    } else {
-      value = try await withTaskCancellationHandler {
-        try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<any Sendable, any Error>) in
-          monitor.lock()
-          if let result = entry.result {
-            monitor.unlock()
-            continuation.resume(with: result)
-            return
-          }
-          entry.continuation = continuation
+    if let early { return try early.get() }
+    return try await withTaskCancellationHandler {
+      try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<any Sendable, any Error>) in
+        monitor.lock()
+        if let result = entry.result {
           monitor.unlock()
-          // After registering: a host that sees the store idle also sees this request.
-          wait.willSuspend()
+          continuation.resume(with: result)
+          return
         }
-      } onCancel: {
-        self.cancel(id)
+        entry.continuation = continuation
+        monitor.unlock()
+        // After registering: a host that sees the store idle also sees this request.
+        wait.willSuspend()
       }
+    } onCancel: {
+      self.cancel(id)
     }
-    guard let typed = value as? Response else {
-      throw HostEndpointError(endpoint: name, message: "internal error: a response of another type")
-    }
-    return typed
   }
 
   /// The effect waiting for request `id` was cancelled: the host hears of it.
@@ -290,6 +313,15 @@ final class HostRequests: @unchecked Sendable {
         return
       }
     }
+  }
+
+  /// Whether the calling thread is inside a request callback of this store (the effect that
+  /// made the request counts as running until the callback returns).
+  @usableFromInline var isCallingBackOnCurrentThread: Bool {
+    let me = _hostThreadID()
+    monitor.lock()
+    defer { monitor.unlock() }
+    return inFlight.values.contains { $0.thread == me }
   }
 
   /// The queued events as a JSON array; clears the queue.
@@ -438,17 +470,38 @@ final class HostRequests: @unchecked Sendable {
     if write(pipe.write, &byte, 1) == 1 { signalled = true }
   }
 
-  static func requestEvent(id: UInt64, name: String, payload: [UInt8]) -> [UInt8] {
-    var event = Array("{\"id\":\(id),\"name\":".utf8)
-    event.append(contentsOf: JSONValue.string(name).serializedBytes())
-    event.append(contentsOf: ",\"payload\":".utf8)
+  static func requestEvent(id: UInt64, endpoint: EndpointName, payload: [UInt8]) -> [UInt8] {
+    var event: [UInt8] = []
+    event.reserveCapacity(24 + endpoint.eventPrefix.count + payload.count)
+    event.append(contentsOf: "{\"id\":".utf8)
+    appendDecimal(id, to: &event)
+    event.append(contentsOf: endpoint.eventPrefix)
     event.append(contentsOf: payload)
     event.append(UInt8(ascii: "}"))
     return event
   }
 
   static func cancelEvent(id: UInt64) -> [UInt8] {
-    Array("{\"id\":\(id),\"cancelled\":true}".utf8)
+    var event: [UInt8] = Array("{\"id\":".utf8)
+    appendDecimal(id, to: &event)
+    event.append(contentsOf: ",\"cancelled\":true}".utf8)
+    return event
+  }
+
+  private static func appendDecimal(_ value: UInt64, to bytes: inout [UInt8]) {
+    var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                 UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+      (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    var count = 0
+    var rest = value
+    withUnsafeMutableBytes(of: &digits) { buffer in
+      repeat {
+        buffer[19 - count] = UInt8(ascii: "0") + UInt8(rest % 10)
+        rest /= 10
+        count += 1
+      } while rest > 0
+      bytes.append(contentsOf: buffer[(20 - count)...])
+    }
   }
 }
 

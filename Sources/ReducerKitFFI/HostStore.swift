@@ -324,6 +324,7 @@ where R: SendableMetatype, R.State: Codable & Sendable, R.Action: Codable & Send
 
   @inlinable
   func waitIdle(timeoutMilliseconds: Int64) throws(FFIError) {
+    guard !requests.isCallingBackOnCurrentThread else { throw Self.waitInRequestCallback("rk_store_wait_idle") }
     guard !isHeldByCurrentThread else {
       throw FFIError(.misuse, "rk_store_wait_idle called from inside a reduce of the same store")
     }
@@ -349,6 +350,7 @@ where R: SendableMetatype, R.State: Codable & Sendable, R.Action: Codable & Send
     guard milliseconds >= 0 else {
       throw FFIError(.invalidArgument, "milliseconds must be >= 0, got \(milliseconds)")
     }
+    guard !requests.isCallingBackOnCurrentThread else { throw Self.waitInRequestCallback("rk_store_advance_clock") }
     guard !isHeldByCurrentThread else {
       throw FFIError(.misuse, "rk_store_advance_clock called from inside a reduce of the same store")
     }
@@ -365,6 +367,16 @@ where R: SendableMetatype, R.State: Codable & Sendable, R.Action: Codable & Send
           + "\(Self.milliseconds(reached.offset)) ms, \(Self.milliseconds(start.duration(to: reached))) ms "
           + "of the \(Self.milliseconds(start.duration(to: target))) ms asked for")
     }
+  }
+
+  /// The error of a wait from inside a request callback, which would wait for itself.
+  @usableFromInline
+  static func waitInRequestCallback(_ function: String) -> FFIError {
+    FFIError(
+      .misuse,
+      "\(function) called from inside a request callback of the same store: the effect that made "
+        + "the request runs until the callback returns, so this would wait for itself; answer "
+        + "the request (or keep its id) and return, then wait")
   }
 
   /// Whole milliseconds of `duration`.

@@ -63,6 +63,7 @@ public struct DependencyValues: Sendable {
   static let _overriddenScopes = Atomic<Int>(0)
 
   /// Binds `values` for `operation`, counting scopes with overrides.
+  @usableFromInline
   static func _with<R>(_ values: DependencyValues, _ operation: () throws -> R) rethrows -> R {
     guard !values.isDefault else { return try $_current.withValue(values, operation: operation) }
     _overriddenScopes.add(1, ordering: .relaxed)

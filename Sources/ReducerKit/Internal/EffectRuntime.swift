@@ -25,6 +25,7 @@ final class EffectRuntime: @unchecked Sendable {
     }
   }
 
+  @usableFromInline
   final class Join: @unchecked Sendable {
     // Safe: `remaining` is only read and written while holding the runtime's lock.
     var remaining: Int
@@ -75,6 +76,7 @@ final class EffectRuntime: @unchecked Sendable {
 
   /// Starts `operation` as a tracked task. Returns nil when the runtime was invalidated.
   @discardableResult
+  @usableFromInline
   func spawn(
     priority: TaskPriority?,
     ids: [CancelID],
@@ -201,6 +203,7 @@ final class EffectRuntime: @unchecked Sendable {
 
   /// Cancels every running effect marked with an id that one of `ids` covers (the same id
   /// declared in the same child scope or in one of its children).
+  @usableFromInline
   func cancel(_ ids: [CancelID]) {
     let tasks: [Task<Void, Never>] = locked { state in
       var tasks: [Task<Void, Never>] = []
@@ -331,6 +334,7 @@ final class EffectRuntime: @unchecked Sendable {
 
 extension EffectRuntime {
   /// Runs `effect` to completion inside the current effect task.
+  @usableFromInline
   static func runNested<Action: Sendable>(_ effect: Effect<Action>, send: Send<Action>) async {
     switch effect.operation {
     case .none:
