@@ -45,6 +45,7 @@ demo: lib
 	$(MAKE) --no-print-directory -s $(BUILD)/examples/counter_c
 	$(BUILD)/examples/counter_c
 	REDUCERKIT_LIB=$(abspath $(LIB)) PYTHONPATH=bindings/python/src $(PYTHON) examples/python/demo.py
+	REDUCERKIT_LIB=$(abspath $(LIB)) PYTHONPATH=bindings/python/src $(PYTHON) examples/python/host_effects.py
 
 $(BUILD)/examples/counter_c: examples/c/counter.c include/reducerkit.h $(LIB)
 	@mkdir -p $(BUILD)/examples
