@@ -686,3 +686,35 @@ def test_callback_mode_hands_unprovided_requests_to_the_book(lib: Library) -> No
         cancel = ctypes.create_string_buffer(b'{"id":99,"cancelled":true}')
         book._trampoline(None, ctypes.addressof(cancel), len(cancel.value))
         assert request.cancelled and store.pending_requests() == []
+
+
+# ---- interpreter exit -----------------------------------------------------------------------
+
+EXIT_CHILD = textwrap.dedent("""
+    import asyncio, reducerkit
+    kept = []
+
+    async def main():
+        async def slow(n):
+            await asyncio.sleep(30)
+            return "late"
+        store = reducerkit.Store("counter", providers={"numberFact": slow})
+        store.send("factButtonTapped")
+        await asyncio.sleep(0.05)          # the provider's task runs
+        kept.append(store)                  # never closed: the exit hook closes it
+
+    asyncio.run(main())                     # closes the loop with the task still pending
+    manual = reducerkit.Store("counter", provide=["numberFact"])
+    manual.send("factButtonTapped")
+    request = manual.wait_request(timeout=1)
+    sync = reducerkit.Store("search", providers={"search": lambda q: [q]})
+    sync.send({"queryChanged": "sw"})       # its request comes on a Swift thread, maybe at exit
+    print("exiting", request, flush=True)
+""")
+
+
+def test_exit_with_requests_pending(run_python: Any) -> None:
+    done = run_python(code=EXIT_CHILD)
+    assert done.returncode == 0, done.stderr
+    assert "exiting Request(id=1, name='numberFact', payload=0)" in done.stdout
+    assert "Fatal Python error" not in done.stderr and "Traceback" not in done.stderr, done.stderr
