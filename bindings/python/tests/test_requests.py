@@ -321,6 +321,17 @@ def test_async_provider_needs_a_loop(lib: Library) -> None:
         Store("counter", providers={"numberFact": number_fact})
 
 
+def test_a_provider_returning_an_awaitable_without_a_loop_fails_visibly(lib: Library) -> None:
+    async def later(n: int) -> str:
+        return "never"
+
+    with Store("counter", providers={"numberFact": lambda n: later(n)}) as store:
+        with pytest.raises(InvalidArgumentError, match="no asyncio loop"):
+            store.send("factButtonTapped")
+        store.wait_idle(2)
+        assert "provider 'numberFact' is asynchronous" in store.state["fact"]
+
+
 def test_async_provider_with_an_explicit_loop(lib: Library) -> None:
     loop = asyncio.new_event_loop()
     thread = threading.Thread(target=loop.run_forever, daemon=True)
@@ -553,8 +564,12 @@ CTRL_C_CHILD = textwrap.dedent("""
 
 def test_ctrl_c_interrupts_wait_request(lib: Library) -> None:
     env = dict(os.environ, PYTHONPATH=SRC, REDUCERKIT_LIB=lib.path)
-    child = subprocess.Popen([sys.executable, "-c", CTRL_C_CHILD], stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True, env=env)
+    with subprocess.Popen([sys.executable, "-c", CTRL_C_CHILD], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, env=env) as child:
+        _interrupt(child)
+
+
+def _interrupt(child: subprocess.Popen[str]) -> None:
     try:
         assert child.stdout is not None
         assert child.stdout.readline().strip() == "ready"
