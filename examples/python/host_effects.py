@@ -51,18 +51,18 @@ def say(text: str) -> None:
 async def word_server(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
     """One query per connection: a line in, a JSON array of words out, SERVER_DELAY later
     (unless the client hangs up first)."""
-    query = (await reader.readline()).decode().strip()
-    say(f"  server: searching {query!r} ...")
-    got(query).set()
     try:
-        await asyncio.wait_for(reader.read(1), timeout=SERVER_DELAY)  # b"": the client left
-        say(f"  server: the client hung up; search {query!r} abandoned")
-        return
-    except asyncio.TimeoutError:
-        pass
-    words = [w for w in WORDS if w.startswith(query)]
-    writer.write((json.dumps(words) + "\n").encode())
-    try:
+        query = (await reader.readline()).decode().strip()
+        say(f"  server: searching {query!r} ...")
+        got(query).set()
+        try:
+            await asyncio.wait_for(reader.read(1), timeout=SERVER_DELAY)  # b"": client left
+            say(f"  server: the client hung up; search {query!r} abandoned")
+            return
+        except asyncio.TimeoutError:
+            pass
+        words = [w for w in WORDS if w.startswith(query)]
+        writer.write((json.dumps(words) + "\n").encode())
         await writer.drain()
         say(f"  server: answered {query!r} with {words}")
     except ConnectionError:
