@@ -192,8 +192,11 @@ class _Core:
         # the one running now when this is called from a callback (freed later).
         if self.in_own_callback():
             _graveyard.extend(self.subs.values())
-            if self.requests is not None and self.requests.thunk is not None:
-                _graveyard.append(self.requests.thunk)
+        if getattr(_tls, "stack", None) and self.requests is not None \
+                and self.requests.thunk is not None:
+            # Inside a callback of any store the library does not wait for this store's
+            # request callbacks running on other threads (it could deadlock): keep the thunk.
+            _graveyard.append(self.requests.thunk)
         self.subs.clear()
         if self.requests is not None:
             self.requests.thunk = None
