@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ctypes
 import os
 import signal
 import subprocess
@@ -686,11 +685,11 @@ def test_callback_mode_hands_unprovided_requests_to_the_book(lib: Library) -> No
     have one endpoint each, so the event of a second one is fed to the callback here."""
     with Store("counter", providers={"numberFact": str}) as store:
         book = store._requests
-        event = ctypes.create_string_buffer(b'{"id":99,"name":"other","payload":[1,2]}')
+        event = b'{"id":99,"name":"other","payload":[1,2]}'
 
         def deliver() -> None:
             time.sleep(0.1)
-            book._trampoline(None, ctypes.addressof(event), len(event.value))
+            book._trampoline(None, event, len(event))
 
         thread = threading.Thread(target=deliver)
         thread.start()
@@ -698,8 +697,8 @@ def test_callback_mode_hands_unprovided_requests_to_the_book(lib: Library) -> No
         thread.join()
         assert (request.id, request.name, request.payload) == (99, "other", [1, 2])
         assert store.pending_requests() == [request]
-        cancel = ctypes.create_string_buffer(b'{"id":99,"cancelled":true}')
-        book._trampoline(None, ctypes.addressof(cancel), len(cancel.value))
+        cancel = b'{"id":99,"cancelled":true}'
+        book._trampoline(None, cancel, len(cancel))
         assert request.cancelled and store.pending_requests() == []
 
 

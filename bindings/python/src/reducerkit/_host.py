@@ -25,7 +25,6 @@ The book: ``pending`` (requests the program has to answer, oldest first) and ``u
 from __future__ import annotations
 
 import asyncio
-import ctypes
 import inspect
 import logging
 import math
@@ -240,7 +239,7 @@ class HostRequests:
 
     # ---- events ---------------------------------------------------------------------
 
-    def _trampoline(self, _userdata: Any, ptr: int, length: int) -> None:
+    def _trampoline(self, _userdata: Any, event_json: bytes, _length: int) -> None:
         """The ``rk_request_callback``: runs on the thread of the event; never raises."""
         core = self.core
         stack: list[Any] | None = getattr(_tls, "stack", None)
@@ -249,7 +248,7 @@ class HostRequests:
             _tls.stack = stack
         stack.append(core)
         try:
-            event = _json.loads(ctypes.string_at(ptr, length))
+            event = _json.loads(event_json)
             request_id = event["id"]
             name = event.get("name")
             if name is not None:
