@@ -90,7 +90,7 @@ bench: lib
 	$(SWIFT) run -c release --scratch-path .build-bench reducerkit-bench
 	$(MAKE) --no-print-directory $(BUILD)/bench/c_bench
 	$(BUILD)/bench/c_bench
-	REDUCERKIT_LIB=$(abspath $(LIB)) $(PYTHON) benchmarks/python/bench.py
+	REDUCERKIT_LIB=$(abspath $(LIB)) PYTHONPATH=bindings/python/src $(PYTHON) benchmarks/python/bench.py
 
 $(BUILD)/bench/c_bench: benchmarks/c/bench.c include/reducerkit.h $(LIB)
 	@mkdir -p $(BUILD)/bench
