@@ -45,6 +45,7 @@ demo: lib
 	$(MAKE) --no-print-directory -s $(BUILD)/examples/counter_c
 	$(BUILD)/examples/counter_c
 	REDUCERKIT_LIB=$(abspath $(LIB)) PYTHONPATH=bindings/python/src $(PYTHON) examples/python/demo.py
+	REDUCERKIT_LIB=$(abspath $(LIB)) PYTHONPATH=bindings/python/src $(PYTHON) examples/python/host_effects.py
 
 # examples/c/NAME.c -> build/examples/NAME_c (runs from any directory: rpath $ORIGIN/..)
 CEXAMPLES  := $(patsubst examples/c/%.c,$(BUILD)/examples/%_c,$(wildcard examples/c/*.c))
@@ -97,7 +98,7 @@ bench: lib
 	$(SWIFT) run -c release --scratch-path .build-bench reducerkit-bench
 	$(MAKE) --no-print-directory $(BUILD)/bench/c_bench
 	$(BUILD)/bench/c_bench
-	REDUCERKIT_LIB=$(abspath $(LIB)) $(PYTHON) benchmarks/python/bench.py
+	REDUCERKIT_LIB=$(abspath $(LIB)) PYTHONPATH=bindings/python/src $(PYTHON) benchmarks/python/bench.py
 
 $(BUILD)/bench/c_bench: benchmarks/c/bench.c include/reducerkit.h $(LIB)
 	@mkdir -p $(BUILD)/bench

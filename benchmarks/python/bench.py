@@ -10,6 +10,11 @@ Prints, as the median of several repetitions (ns per operation):
   - store.send({"setCount": n}) (an action that needs JSON encoding);
   - store.state of 1,000 todos after one change (target: <= 200 us), with the parts it is
     made of (rk_store_state's copy, the JSON decode);
+  - a host-request round trip with a synchronous provider (target: <= 15 us): counter with
+    providers={"numberFact": fn}, send("factButtonTapped"); the request reaches the Python
+    provider inside the send, its answer is resolved there, and the factResponse action is
+    reduced before the send returns. Beside it, its floors: a plain send, the same round
+    trip answered by a bare ctypes callback (no Python layer), and the Swift implementation;
 each JSON-dependent figure with the standard library's json and with orjson if installed.
 
 Options: --repeat N (default 7), --quick (fewer iterations), --lib PATH.
@@ -212,7 +217,57 @@ def main() -> int:
             row("  part: orjson.loads of those bytes",
                 measure(loop1(orjson.loads, data), n_state, args.repeat))
     _json.use(backends[-1])
+
+    print("\nhost request round trip (counter's numberFact answered by the host)")
+    _host_round_trip(lib, n_fast // 4, args.repeat, backends)
+    _json.use(backends[-1])
     return 0
+
+
+def _round_trips(store: reducerkit.Store, n: int) -> int:
+    send = store.send
+    version = store.version
+    t0 = time.perf_counter_ns()
+    for _ in range(n):
+        send("factButtonTapped")
+    elapsed = time.perf_counter_ns() - t0
+    # Every round trip completed inside its send: factButtonTapped and factResponse reduced.
+    assert store.version == version + 2 * n, (store.version, version, n)
+    assert store.state["fact"] is not None and store.effect_count == 0
+    return elapsed
+
+
+def _host_round_trip(lib: reducerkit.Library, n: int, repeat: int,
+                     backends: list[str]) -> None:
+    with reducerkit.Store("counter", library=lib) as store:
+        row('floor: store.send("increment")',
+            measure(loop1(store.send, "increment"), n * 4, repeat))
+    with reducerkit.Store("counter", library=lib) as store:
+        store.send("factButtonTapped")
+        if store.state["fact"] is not None:  # the Swift implementation did not suspend
+            row('Swift implementation: send("factButtonTapped") (no host)',
+                measure(lambda k: _round_trips(store, k), n, repeat))
+    with reducerkit.Store("counter", provide=["numberFact"], library=lib) as store:
+        # The C path through ctypes alone: a callback that resolves with a constant.
+        handle = ctypes.c_void_p(store.handle)
+        resolve = lib.rk_store_resolve
+
+        def raw(_userdata: Any, event: bytes, length: int) -> None:
+            if b'"cancelled"' not in event:
+                resolve(handle, int(event[6:event.index(b",")]), b'"a fact"')
+
+        thunk = reducerkit._native.REQUEST_CALLBACK(raw)
+        assert lib.rk_store_on_request(handle, thunk, None) == 0
+        row("floor: same round trip, a bare ctypes callback answers",
+            measure(lambda k: _round_trips(store, k), n, repeat))
+        assert lib.rk_store_on_request(handle, reducerkit._native.REQUEST_CALLBACK(), None) == 0
+    with reducerkit.Store("counter", providers={"numberFact": lambda count: f"{count} is mine"},
+                          library=lib) as store:
+        for backend in backends:  # the event is decoded, the response encoded
+            _json.use(backend)
+            ns = measure(lambda k: _round_trips(store, k), n, repeat)
+            row(f'send("factButtonTapped"), sync provider answers [{backend}]', ns,
+                "(target <= 15,000)")
 
 
 def _send_then_read(store: reducerkit.Store, n: int) -> int:

@@ -23,6 +23,7 @@ from reducerkit.errors import (
     LibraryNotFoundError,
     MisuseError,
     ReducerKitError,
+    ResponseError,
     StateError,
     Status,
     StoreClosedError,
@@ -76,7 +77,8 @@ def test_status_codes_match_the_header() -> None:
 
 
 def test_owned_strings_are_void_pointers() -> None:
-    for name in ("rk_features", "rk_store_state", "rk_store_take_actions"):
+    for name in ("rk_features", "rk_store_state", "rk_store_take_actions",
+                 "rk_store_take_requests"):
         argtypes, _ = _native.FUNCTIONS[name]
         assert ctypes.POINTER(ctypes.c_void_p) in argtypes, name
 
@@ -86,7 +88,7 @@ def test_owned_strings_are_void_pointers() -> None:
     (Status.ACTION, ActionError), (Status.STATE, StateError),
     (Status.UNKNOWN_FEATURE, UnknownFeatureError), (Status.INVALID_HANDLE, StoreClosedError),
     (Status.TIMEOUT, TimeoutError), (Status.INTERNAL, InternalError),
-    (Status.MISUSE, MisuseError),
+    (Status.MISUSE, MisuseError), (Status.RESPONSE, ResponseError),
 ])
 def test_status_maps_to_exception(status: Status, cls: type[ReducerKitError]) -> None:
     e = error_for_status(status, "what went wrong", "RK_ERR_X: text")

@@ -13,6 +13,10 @@
 The library ``libreducerkit`` is found at an explicit path (:func:`load_library`), then
 ``$REDUCERKIT_LIB``, then inside this package. See :mod:`reducerkit.testing` for the
 exhaustive ``TestStore``.
+
+Effects the host fulfils: ``Store(feature, providers={"numberFact": fn})`` answers a feature's
+host endpoints with Python functions; ``Store(feature, provide=["numberFact"])`` lets the
+program answer them by hand (``pending_requests()``, ``wait_request()``, ``requests()``).
 """
 
 from __future__ import annotations
@@ -27,15 +31,16 @@ from .errors import (
                      LibraryNotFoundError,
                      MisuseError,
                      ReducerKitError,
+                     ResponseError,
                      StateError,
                      Status,
                      StoreClosedError,
                      TimeoutError,
                      UnknownFeatureError,
 )
-from .store import Store, features, load_library
+from .store import Request, Store, features, load_library
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [
     "ABI_VERSION",
@@ -48,6 +53,8 @@ __all__ = [
     "LibraryNotFoundError",
     "MisuseError",
     "ReducerKitError",
+    "Request",
+    "ResponseError",
     "StateError",
     "Status",
     "Store",

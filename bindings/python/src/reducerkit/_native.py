@@ -31,6 +31,7 @@ __all__ = [
     "ENV_VAR",
     "FUNCTIONS",
     "STATE_CALLBACK",
+    "REQUEST_CALLBACK",
     "Library",
     "find_library",
     "load",
@@ -51,6 +52,13 @@ PACKAGE_DIR = Path(__file__).resolve().parent
 #: uint64_t version);`` -- ``state_json`` is declared ``c_void_p`` so ctypes does not run
 #: strlen() and build a bytes object we would copy again with the known length.
 STATE_CALLBACK = CFUNCTYPE(None, c_void_p, c_void_p, c_size_t, c_uint64)
+
+#: ``typedef void (*rk_request_callback)(void *userdata, const char *event_json, size_t len);``
+#: -- ``event_json`` is ``c_char_p``: events are small and JSON text has no NUL byte, and
+#: ctypes' own conversion to bytes (in C) is 0.7 us faster per event than ``string_at``.
+#: ``REQUEST_CALLBACK()`` (no argument) is the NULL callback that ``rk_store_on_request``
+#: takes to go back to queueing.
+REQUEST_CALLBACK = CFUNCTYPE(None, c_void_p, c_char_p, c_size_t)
 
 _status = c_int  # rk_status is a C enum: int-sized on every ABI we target
 _OUT_STR = POINTER(c_void_p)  # char **: owned, freed with rk_free
@@ -81,6 +89,12 @@ FUNCTIONS: dict[str, tuple[Sequence[Any], Any]] = {
     "rk_store_advance_clock": ([c_void_p, c_int64], _status),
     "rk_store_take_actions": ([c_void_p, _OUT_STR, _OUT_LEN], _status),
     "rk_store_effect_count": ([c_void_p, POINTER(c_uint64)], _status),
+    # Effects the host fulfils
+    "rk_store_on_request": ([c_void_p, REQUEST_CALLBACK, c_void_p], _status),
+    "rk_store_take_requests": ([c_void_p, _OUT_STR, _OUT_LEN], _status),
+    "rk_store_request_fd": ([c_void_p, POINTER(c_int)], _status),
+    "rk_store_resolve": ([c_void_p, c_uint64, c_char_p], _status),   # response JSON, borrowed
+    "rk_store_fail": ([c_void_p, c_uint64, c_char_p], _status),      # message, borrowed
 }
 
 
@@ -135,6 +149,11 @@ class Library:
     rk_store_advance_clock: Callable[[Any, int], int]
     rk_store_take_actions: Callable[..., int]
     rk_store_effect_count: Callable[..., int]
+    rk_store_on_request: Callable[..., int]
+    rk_store_take_requests: Callable[..., int]
+    rk_store_request_fd: Callable[..., int]
+    rk_store_resolve: Callable[[Any, int, bytes], int]
+    rk_store_fail: Callable[[Any, int, bytes], int]
 
     def __init__(self, path: str, cdll: ctypes.CDLL) -> None:
         self.path = path

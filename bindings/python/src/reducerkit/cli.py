@@ -2,7 +2,7 @@
 
 ::
 
-    python -m reducerkit features
+    python -m reducerkit features                            # also each feature's host endpoints
     python -m reducerkit run counter actions.jsonl            # one state (JSON) per line
     python -m reducerkit run todos actions.jsonl --diff       # what each action changed
     python -m reducerkit run search actions.jsonl --clock test
@@ -133,7 +133,17 @@ def _cmd_features(args: argparse.Namespace, lib: Library, out: TextIO) -> int:
             out.write(f"  state:   {_state_summary(item['state_schema'])}\n")
         if "initial_state" in item:
             out.write(f"  initial: {_json.compact(item['initial_state'])}\n")
+        endpoints = [_endpoint_summary(e) for e in item.get("requests") or []
+                     if isinstance(e, dict)]
+        if endpoints:
+            out.write(f"  endpoints: {', '.join(endpoints)}\n")
     return 0
+
+
+def _endpoint_summary(endpoint: dict[str, Any]) -> str:
+    """``numberFact(integer) -> string``: an endpoint with its payload and response types."""
+    return (f"{endpoint.get('name', '?')}({_type_name(endpoint.get('payload_schema'))}) -> "
+            f"{_type_name(endpoint.get('response_schema'))}")
 
 
 class _Progress:

@@ -28,6 +28,7 @@ __all__ = [
     "TimeoutError",
     "InternalError",
     "MisuseError",
+    "ResponseError",
     "LibraryNotFoundError",
     "ABIVersionError",
     "error_for_status",
@@ -47,6 +48,7 @@ class Status(enum.IntEnum):
     TIMEOUT = 7
     INTERNAL = 8
     MISUSE = 9
+    RESPONSE = 10
 
 
 class ReducerKitError(Exception):
@@ -125,6 +127,14 @@ class MisuseError(ReducerKitError):
     live clock, or using a store in a ``fork()`` child of the process that created it."""
 
 
+class ResponseError(ReducerKitError, ValueError):
+    """``RK_ERR_RESPONSE``: JSON that is not a response of the request's endpoint (an answer
+    given to :meth:`reducerkit.Request.resolve`, or returned by a provider). The message
+    names the JSON path and the expected type, e.g. ``response to request 1 (numberFact):
+    expected String at $, found number 42``. The request stays pending: it can be answered
+    again."""
+
+
 class LibraryNotFoundError(ReducerKitError, OSError):
     """``libreducerkit`` could not be found or loaded. :attr:`tried` lists every place
     that was tried, in order, with the reason each failed."""
@@ -150,6 +160,7 @@ _BY_STATUS: dict[int, type[ReducerKitError]] = {
     Status.TIMEOUT: TimeoutError,
     Status.INTERNAL: InternalError,
     Status.MISUSE: MisuseError,
+    Status.RESPONSE: ResponseError,
 }
 
 

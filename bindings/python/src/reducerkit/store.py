@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import ctypes
+import inspect
 import math
 import os
 import sys
@@ -22,15 +23,17 @@ import threading
 import time
 import traceback
 import weakref
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, Callable, Iterable, Mapping
 from ctypes import byref, c_size_t, c_uint64, c_void_p
 from typing import Any, Literal, TypeAlias
 
 from . import _json
+from ._host import HostRequests, Provider, Request, _tls, normalize_provide
 from ._native import STATE_CALLBACK, Library, default_library, load
 from .errors import InvalidArgumentError, JSONError, ReducerKitError, Status, StoreClosedError
 
-__all__ = ["Store", "features", "load_library", "JSON", "Action", "Subscriber"]
+__all__ = ["Store", "Request", "Provider", "features", "load_library", "JSON", "Action",
+           "Subscriber"]
 
 JSON: TypeAlias = Any
 """A JSON value as Python sees it: dict, list, str, int, float, bool or None."""
@@ -77,7 +80,8 @@ _features_cache: dict[str, list[dict[str, Any]]] = {}
 
 def features(library: Library | str | os.PathLike[str] | None = None) -> list[dict[str, Any]]:
     """The features the library exposes: ``[{"name", "description", "initial_state",
-    "action_schema", "state_schema"}, ...]`` (``rk_features()``)."""
+    "action_schema", "state_schema", "requests"}, ...]`` (``rk_features()``); ``"requests"``
+    lists the feature's host endpoints: ``[{"name", "payload_schema", "response_schema"}]``."""
     lib = _resolve_library(library)
     cached = _features_cache.get(lib.path)
     if cached is None:
@@ -89,7 +93,6 @@ def features(library: Library | str | os.PathLike[str] | None = None) -> list[di
 
 # ---- Bookkeeping shared by stores, their callbacks, finalizers and the exit hook ----------
 
-_tls = threading.local()
 # Callback thunks that unsubscribed themselves while running: they must outlive their own
 # return path, so they are kept for the life of the process (a few bytes each).
 _graveyard: list[Any] = []
@@ -120,6 +123,7 @@ class _Core:
         self.name = name
         self.errors: list[BaseException] = []
         self.subs: dict[int, Any] = {}
+        self.requests: HostRequests | None = None  # set by Store._setup
         self.streams: set[tuple[asyncio.AbstractEventLoop, asyncio.Queue[Any]]] = set()
         self.lock = threading.Lock()
         self.closed = False
@@ -128,10 +132,19 @@ class _Core:
         stack = getattr(_tls, "stack", None)
         return bool(stack) and self in stack  # type: ignore[operator]
 
+    def live(self) -> c_void_p:
+        """The handle, or StoreClosedError."""
+        if self.closed:
+            raise StoreClosedError(f"{self.name} is closed", Status.INVALID_HANDLE)
+        return self.handle
+
     def record_error(self, error: BaseException, callback: object) -> None:
+        """Keeps an exception raised in a callback, to re-raise it from the next call on the
+        store. ``callback`` is the subscriber, or a str saying what raised it."""
+        where = callback if isinstance(callback, str) else f"reducerkit subscriber {callback!r}"
         try:
             error.add_note(
-                f"(raised in reducerkit subscriber {callback!r} of {self.name} on thread "
+                f"(raised in {where} of {self.name} on thread "
                 f"{threading.current_thread().name!r}; re-raised by the next call on the "
                 f"store)")
         except Exception:  # pragma: no cover - add_note cannot fail on real exceptions
@@ -151,10 +164,15 @@ class _Core:
             self.closed = True
         with _live_lock:
             _live_cores.discard(self)
+        requests = self.requests
+        if requests is not None:
+            requests.remove_own_readers()
         # Also from inside one of the store's own callbacks: the library runs callbacks outside
         # the store's lock, so destroying there returns at once, and no callback (nor any
         # state an action sent from that callback produced) is delivered after it.
         self._release()
+        if requests is not None:
+            requests.closed()
         for loop, queue in list(self.streams):
             try:
                 loop.call_soon_threadsafe(queue.put_nowait, _CLOSED)
@@ -174,13 +192,20 @@ class _Core:
         # the one running now when this is called from a callback (freed later).
         if self.in_own_callback():
             _graveyard.extend(self.subs.values())
+        if getattr(_tls, "stack", None) and self.requests is not None \
+                and self.requests.thunk is not None:
+            # Inside a callback of any store the library does not wait for this store's
+            # request callbacks running on other threads (it could deadlock): keep the thunk.
+            _graveyard.append(self.requests.thunk)
         self.subs.clear()
+        if self.requests is not None:
+            self.requests.thunk = None
 
     def _report_unraised(self, reason: str) -> None:
         errors = self.take_errors()
         try:
             sys.stderr.write(
-                f"reducerkit: {len(errors)} exception(s) raised in subscribers of {self.name} "
+                f"reducerkit: {len(errors)} exception(s) raised in callbacks of {self.name} "
                 f"were never re-raised (the store was closed by its {reason}):\n")
             for error in errors:
                 traceback.print_exception(error, file=sys.stderr)
@@ -206,7 +231,7 @@ atexit.register(_close_all_at_exit)
 def _raise_errors(errors: list[BaseException]) -> None:
     if len(errors) == 1:
         raise errors[0]
-    raise BaseExceptionGroup(f"{len(errors)} exceptions raised in reducerkit subscribers",
+    raise BaseExceptionGroup(f"{len(errors)} exceptions raised in reducerkit callbacks",
                              errors)
 
 
@@ -336,11 +361,23 @@ class Store:
         clock: ``"live"`` (real time) or ``"test"`` (time moves only by :meth:`advance`).
         record_actions: record every reduced action for :meth:`take_actions` (what
             :class:`reducerkit.testing.TestStore` uses).
+        providers: host endpoints of the feature that Python functions answer, e.g.
+            ``{"numberFact": lambda n: f"{n} is mine"}``: ``fn(payload)`` returns the
+            response, or raises to fail the request. A plain function runs inside the
+            request callback, on the thread of the effect (the fastest path: the effect goes
+            on without suspending); an ``async def`` one (or one that returns an awaitable)
+            runs as a task on ``loop`` and is cancelled with its request. See "Effects the
+            host fulfils" in the README.
+        provide: more endpoint names that the program answers by hand, through
+            :meth:`pending_requests`, :meth:`wait_request` or :meth:`requests`.
+        loop: the asyncio loop for ``async def`` providers (default: the loop running when
+            the store is created).
         library: a :class:`Library` or a path to the library file (default: see
             :func:`load_library`).
 
     Raises:
-        UnknownFeatureError, StateError, JSONError, InvalidArgumentError.
+        UnknownFeatureError, StateError, JSONError, InvalidArgumentError (also a ``provide``
+        name that is not an endpoint of the feature: the message lists its endpoints).
 
     Calls may come from any thread. The store is destroyed by :meth:`close`, by leaving a
     ``with`` block, when it is garbage-collected, or at interpreter exit.
@@ -349,10 +386,16 @@ class Store:
     feature: str | None
     clock: str | None
     record_actions: bool
+    provide: tuple[str, ...]
+    """The endpoints this store answers (the ``"provide"`` option): the providers' names, then
+    the other ``provide`` names."""
     _handle: c_void_p | None
 
     def __init__(self, feature: str, initial_state: dict[str, Any] | None = None,
                  clock: Clock = "live", record_actions: bool = False, *,
+                 providers: Mapping[str, Provider] | None = None,
+                 provide: Iterable[str] | None = None,
+                 loop: asyncio.AbstractEventLoop | None = None,
                  library: Library | str | os.PathLike[str] | None = None) -> None:
         lib = _resolve_library(library)
         options: dict[str, Any] = {"clock": clock}
@@ -360,6 +403,19 @@ class Store:
             options["initial_state"] = initial_state
         if record_actions:
             options["record_actions"] = True
+        names = normalize_provide(provide, providers)
+        if names is not None:
+            options["provide"] = names
+        if providers and loop is None:
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:
+                for name, fn in providers.items():
+                    if inspect.iscoroutinefunction(fn):
+                        raise InvalidArgumentError(
+                            f"provider {name!r} is an async function, but no asyncio loop is "
+                            f"running: create the store inside the loop (in async code), or "
+                            f"pass loop=", Status.INVALID_ARGUMENT) from None
         try:
             options_json = _json.dumps(options)
         except _json.EncodeError as e:
@@ -375,7 +431,8 @@ class Store:
         if status:
             raise lib.error(status)
         self._setup(lib, out, owned=True, feature=feature, clock=clock,
-                    record_actions=record_actions)
+                    record_actions=record_actions, provide=tuple(names or ()),
+                    providers=providers, loop=loop)
 
     @classmethod
     def from_handle(cls, handle: int | c_void_p, *,
@@ -400,10 +457,13 @@ class Store:
         return self
 
     def _setup(self, lib: Library, handle: c_void_p, *, owned: bool, feature: str | None,
-               clock: str | None, record_actions: bool) -> None:
+               clock: str | None, record_actions: bool, provide: tuple[str, ...] = (),
+               providers: Mapping[str, Provider] | None = None,
+               loop: asyncio.AbstractEventLoop | None = None) -> None:
         self.feature = feature
         self.clock = clock
         self.record_actions = record_actions
+        self.provide = provide
         self._lib = lib
         self._owned = owned
         name = (f"Store({feature!r}) at {handle.value:#x}" if owned
@@ -411,6 +471,12 @@ class Store:
         self._core = core = _Core(lib, handle, owned, name)
         self._handle = handle
         self._errors = core.errors  # the same list: a cheap check on the hot path
+        core.requests = self._requests = HostRequests(core, providers, loop)
+        try:
+            self._requests.install()
+        except BaseException:
+            core.close()
+            raise
         self._cache: tuple[int, Any] = (-1, None)
         self._send = lib.rk_store_send_n
         self._version_fn = lib.rk_store_version
@@ -720,6 +786,93 @@ class Store:
             self._fail(status, f"advance({ms} ms)", message)
         if self._errors:
             self._raise_pending()
+
+    # ---- effects the host fulfils ---------------------------------------------------------
+
+    def resolve(self, request_id: int, value: Any) -> None:
+        """Answers request ``request_id`` with ``value`` (encoded as JSON; ``bytes`` are sent
+        as JSON text): the effect's call returns it. The same as ``request.resolve(value)``.
+
+        Raises:
+            ResponseError: not a response of the endpoint (the message names the path and the
+                expected type); the request stays pending and can be answered again.
+            JSONError: ``value`` cannot be encoded as JSON, or ``bytes`` that are not JSON.
+            InvalidArgumentError: an id that is unknown, already answered or cancelled (the
+                message says which).
+            StoreClosedError.
+        """
+        self._live_handle()
+        self._requests.resolve(request_id, value)
+
+    def fail(self, request_id: int, message: str) -> None:
+        """Fails request ``request_id``: the effect's call throws an error carrying
+        ``message``. The same as ``request.fail(message)``.
+
+        Raises:
+            InvalidArgumentError: an id that is unknown, already answered or cancelled, or a
+                message with a NUL character.
+            StoreClosedError.
+        """
+        self._live_handle()
+        self._requests.fail(request_id, message)
+
+    def pending_requests(self) -> list[Request]:
+        """The requests the program has to answer (of endpoints given in ``provide=``
+        without a provider) that are neither answered nor cancelled, oldest first. Does not
+        block."""
+        self._live_handle()
+        return self._requests.pending_requests()
+
+    def wait_request(self, timeout: float | None = 1.0) -> Request:
+        """Blocks until a request arrives that was not handed out yet (by this method or
+        :meth:`requests`) and returns it; a request that is already waiting is returned at
+        once. Requests answered or cancelled meanwhile are skipped.
+
+        Args:
+            timeout: seconds (``0`` to ``2**63 / 1000``); ``None`` or ``math.inf`` waits
+                without limit. Ctrl-C interrupts the wait (``KeyboardInterrupt``) within a
+                tenth of a second; the store stays usable.
+
+        Raises:
+            TimeoutError: no request within ``timeout`` (``reducerkit.TimeoutError``, also the
+                built-in ``TimeoutError``).
+            StoreClosedError: the store is (or gets) closed.
+            InvalidArgumentError: a negative, NaN or too large ``timeout``.
+        """
+        self._live_handle()
+        seconds: float | None = None
+        if timeout is not None and timeout != math.inf:
+            seconds = _milliseconds("timeout", timeout, scale=1000, ceil=True) / 1000
+        try:
+            return self._requests.wait(seconds)
+        finally:
+            if self._errors:
+                self._raise_pending()
+
+    def requests(self) -> AsyncGenerator[Request, None]:
+        """The requests to answer by hand, as an async iterator (each handed out once, like
+        :meth:`wait_request`). Ends when the store closes. Without ``providers`` it watches
+        the library's request descriptor with ``loop.add_reader`` (no thread, no polling);
+        with them, the request callback wakes it::
+
+            async for request in store.requests():
+                request.resolve(await look_up(request.payload))
+
+        Leaving the loop early (``break``) leaves the reader until the generator is closed:
+        use ``contextlib.aclosing(store.requests())`` to remove it at once.
+        """
+        self._live_handle()
+        return self._requests.iterate(self._raise_pending)
+
+    def _host_events(self) -> list[tuple[str, Request]]:
+        """Every request event since the last call, oldest first, as ``("request", r)`` or
+        ``("cancelled", r)`` (for :class:`reducerkit.testing.TestStore`; logging starts at
+        the first call)."""
+        self._live_handle()
+        requests = self._requests
+        if requests.log is None:
+            requests.log = []
+        return requests.take_log()
 
     # ---- asyncio -----------------------------------------------------------------------
 

@@ -23,6 +23,18 @@ state)::
     ts.send("increment", {"count": 2})
     ts.send("increment", lambda s: s.update(count=s["count"] + 1))
 
+Host endpoints (effects the host fulfils) are asserted exhaustively too: a store created with
+``provide=[...]`` makes each call a request that must be received with
+:meth:`TestStore.receive_request` and answered, and each cancellation must be received with
+:meth:`TestStore.receive_cancellation`::
+
+    ts = TestStore("counter", provide=["numberFact"])
+    ts.send("factButtonTapped")
+    req = ts.receive_request("numberFact", 0)
+    req.resolve("0 is a fact")
+    ts.receive({"factResponse": "0 is a fact"}, fact="0 is a fact")
+    ts.finish()
+
 The scenario files shared by the Swift, C and Python tests run with :func:`run_scenario`.
 """
 
@@ -32,15 +44,15 @@ import copy
 import os
 import time
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, TypeAlias
 
 from ._diff import describe_changes, json_equal
 from ._json import compact, loads
 from ._native import Library
-from .errors import TimeoutError
-from .store import Store
+from .errors import ReducerKitError, TimeoutError
+from .store import Request, Store
 
 __all__ = ["TestStore", "Changes", "run_scenario", "load_scenario", "scenario_files"]
 
@@ -63,6 +75,17 @@ def _show(action: Any) -> str:
     return compact(action)
 
 
+def _show_request(request: Request) -> str:
+    return f"{request.name}({compact(request.payload)}) [request {request.id}]"
+
+
+def _show_event(event: tuple[str, Request]) -> str:
+    kind, request = event
+    if kind == "cancelled":
+        return f"the cancellation of request {request.id} ({request.name})"
+    return f"the request {_show_request(request)}"
+
+
 class TestStore:
     """A store under exhaustive test (see the module documentation).
 
@@ -72,7 +95,10 @@ class TestStore:
         initial_state: merged over the feature's default state.
         exhaustive: ``False`` asserts only what is given: unasserted state changes, received
             actions and running effects are let through (TCA's ``exhaustivity = .off``).
-        timeout: seconds :meth:`receive` and :meth:`finish` wait for effects.
+        timeout: seconds :meth:`receive`, :meth:`receive_request` and :meth:`finish` wait
+            for effects.
+        provide: host endpoints the test answers (``["numberFact"]``): their calls are
+            asserted with :meth:`receive_request` and :meth:`receive_cancellation`.
         library: a :class:`reducerkit.Library` or library path.
 
     Used as a context manager, leaving the block without an exception calls
@@ -83,15 +109,18 @@ class TestStore:
 
     def __init__(self, feature: str, clock: str = "test",
                  initial_state: dict[str, Any] | None = None, *, exhaustive: bool = True,
-                 timeout: float = 1.0,
+                 timeout: float = 1.0, provide: Iterable[str] | None = None,
                  library: Library | str | os.PathLike[str] | None = None) -> None:
         self.feature = feature
         self.exhaustive = exhaustive
         self.timeout = timeout
         self.store = Store(feature, initial_state, clock, record_actions=True,  # type: ignore[arg-type]
-                           library=library)
+                           provide=provide, library=library)
         self._state: dict[str, Any] = copy.deepcopy(self.store.state)
         self._received: deque[dict[str, Any]] = deque()
+        # Host request events not asserted yet, and the requests receive_request returned.
+        self._events: deque[tuple[str, Request]] = deque(self.store._host_events())
+        self._asserted: dict[int, Request] = {}
 
     # ---- state ---------------------------------------------------------------------
 
@@ -105,6 +134,13 @@ class TestStore:
         """Actions effects sent that were not received (asserted) yet."""
         self._collect()
         return [r["action"] for r in self._received]
+
+    @property
+    def host_events(self) -> list[tuple[str, Request]]:
+        """Request events not asserted yet, oldest first: ``("request", request)`` or
+        ``("cancelled", request)``."""
+        self._collect_events()
+        return list(self._events)
 
     def __repr__(self) -> str:
         return f"<reducerkit.testing.TestStore {self.feature!r} exhaustive={self.exhaustive}>"
@@ -138,6 +174,34 @@ class TestStore:
             else:
                 self._received.append(record)
         return hosts
+
+    def _collect_events(self) -> None:
+        self._events.extend(self.store._host_events())
+
+    def _await_event(self, timeout: float) -> bool:
+        """Waits until a request event is queued, or effects are idle (an effect waiting for
+        the host counts as idle), or timeout."""
+        deadline = time.monotonic() + timeout
+        while True:
+            self._collect_events()
+            if self._events:
+                return True
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return False
+            try:
+                self.store.wait_idle(min(remaining, 0.05))
+                idle = True
+            except TimeoutError:
+                idle = False
+            self._collect_events()
+            if self._events:
+                return True
+            if idle:
+                return False
+
+    def _events_text(self) -> str:
+        return "\n".join(f"  {i + 1}. {_show_event(e)}" for i, e in enumerate(self._events))
 
     def _expected(self, base: dict[str, Any], changes: Changes,
                   kw: Mapping[str, Any]) -> dict[str, Any]:
@@ -298,6 +362,69 @@ class TestStore:
         self._collect()
         self._skip_received()
 
+    def receive_request(self, name: str, payload: Any) -> Request:
+        """Asserts that the next host event is a request of endpoint ``name`` with
+        ``payload`` (compared as JSON values), waiting up to :attr:`timeout` seconds for
+        running effects, and returns it: answer it with ``request.resolve(response)`` or
+        ``request.fail(message)``, then :meth:`receive` the action the effect sends.
+
+        ::
+
+            req = ts.receive_request("numberFact", 0)
+            req.resolve("0 is a fact")
+            ts.receive({"factResponse": "0 is a fact"}, fact="0 is a fact")
+        """
+        __tracebackhide__ = True
+        expected = {"name": name, "payload": payload}
+        shown = f"{name}({compact(payload)})"
+        while True:
+            if not self._events:
+                self._await_event(self.timeout)
+            if not self._events:
+                running = self.store.effect_count
+                hint = (f"{running} effect(s) still running, sleeping or waiting for the host; "
+                        f"advance the test clock?" if running else "no effect is running")
+                self._fail(f"expected the request {shown}, but the host got no request event "
+                           f"within {self.timeout} s ({hint})")
+            kind, request = self._events[0]
+            actual = {"name": request.name, "payload": request.payload}
+            if kind == "request" and json_equal(expected, actual):
+                self._events.popleft()
+                self._asserted[request.id] = request
+                return request
+            if self.exhaustive:
+                if kind == "cancelled":
+                    self._fail(f"expected the request {shown}, but the next host event is "
+                               f"{_show_event((kind, request))}\nhost events not asserted "
+                               f"yet:\n{self._events_text()}")
+                self._fail(f"the next request is not the expected one (-expected +actual):\n"
+                           f"{describe_changes(expected, actual)}\nhost events not asserted "
+                           f"yet:\n{self._events_text()}")
+            self._events.popleft()  # not exhaustive: skip what was not asserted
+
+    def receive_cancellation(self, request: Request | int) -> None:
+        """Asserts that the next host event is the cancellation of ``request`` (a
+        :class:`reducerkit.Request` or its id): the effect that waited for it was cancelled,
+        e.g. by a newer query. Waits up to :attr:`timeout` seconds for running effects."""
+        __tracebackhide__ = True
+        request_id = request.id if isinstance(request, Request) else request
+        while True:
+            if not self._events:
+                self._await_event(self.timeout)
+            if not self._events:
+                self._fail(f"expected the cancellation of request {request_id}, but the host "
+                           f"got no event within {self.timeout} s")
+            event = self._events[0]
+            kind, actual = event
+            if kind == "cancelled" and actual.id == request_id:
+                self._events.popleft()
+                return
+            if self.exhaustive:
+                self._fail(f"expected the cancellation of request {request_id}, but the next "
+                           f"host event is {_show_event(event)}\nhost events not asserted "
+                           f"yet:\n{self._events_text()}")
+            self._events.popleft()
+
     def advance(self, seconds: float | None = None, *, milliseconds: int | None = None) -> None:
         """Moves the test clock forward; the actions effects send meanwhile must then be
         asserted with :meth:`receive`."""
@@ -305,8 +432,9 @@ class TestStore:
         self._collect()
 
     def finish(self, timeout: float | None = None) -> None:
-        """Waits for effects to settle, then fails if received actions were not asserted
-        or effects are still running (e.g. a timer sleeping on the test clock)."""
+        """Waits for effects to settle, then fails if received actions or host request
+        events were not asserted, if a request is still unanswered, or if effects are still
+        running (e.g. a timer sleeping on the test clock)."""
         __tracebackhide__ = True
         wait = self.timeout if timeout is None else timeout
         timed_out = False
@@ -315,22 +443,35 @@ class TestStore:
         except TimeoutError:
             timed_out = True
         self._collect()
+        self._collect_events()
         if not self.exhaustive:
             return
         if self._received:
             self._fail(f"{len(self._received)} received action(s) were not asserted:\n"
                        f"{self._pending_text()}")
+        if self._events:
+            self._fail(f"{len(self._events)} host request event(s) were not asserted (use "
+                       f"receive_request / receive_cancellation):\n{self._events_text()}")
+        unanswered = [r for r in self._asserted.values() if not r.answered and not r.cancelled]
+        if unanswered:
+            self._fail(f"{len(unanswered)} request(s) were not answered (resolve or fail "
+                       f"them):\n" + "\n".join(f"  {_show_request(r)}" for r in unanswered))
         running = self.store.effect_count
         if running or timed_out:
             self._fail(f"{running} effect(s) still running at finish"
                        + (f" after waiting {wait} s" if timed_out else
-                          " (sleeping on the test clock: cancel them, e.g. by toggling a "
-                          "timer off, or advance the clock until they end)"))
+                          " (sleeping on the test clock, or waiting for an answer to a "
+                          "request: cancel them, e.g. by toggling a timer off, advance the "
+                          "clock until they end, or answer the request)"))
 
 
 # ---- scenarios shared with the Swift and C tests ----------------------------------------
 
-_STEP_KINDS = ("send", "receive", "advance_ms", "finish")
+_STEP_KINDS = ("send", "receive", "advance_ms", "request", "resolve", "fail", "cancelled",
+               "finish")
+# The keys a step may have beside its kind, and the kinds they belong to.
+_STEP_EXTRAS = {"state": ("send", "receive"), "response": ("resolve",), "message": ("fail",)}
+_TOP_KEYS = ("name", "feature", "clock", "initial_state", "provide", "steps")
 
 
 def load_scenario(path: str | os.PathLike[str]) -> dict[str, Any]:
@@ -356,8 +497,13 @@ def run_scenario(scenario: Mapping[str, Any] | str | os.PathLike[str], *,
     if not isinstance(scenario, Mapping):
         scenario = load_scenario(scenario)
     name = scenario.get("name", "?")
+    unknown = sorted(set(scenario) - set(_TOP_KEYS))
+    if unknown:
+        raise ValueError(f"scenario {name!r}: unknown top-level key(s) {unknown} (expected "
+                         f"{', '.join(_TOP_KEYS)})")
     ts = TestStore(scenario["feature"], clock=scenario.get("clock", "test"),
-                   initial_state=scenario.get("initial_state"), library=library)
+                   initial_state=scenario.get("initial_state"),
+                   provide=scenario.get("provide"), library=library)
     try:
         for index, step in enumerate(scenario["steps"], start=1):
             try:
@@ -376,13 +522,16 @@ def _full_state(expected: Any) -> Callable[[dict[str, Any]], Any]:
 def _run_step(ts: TestStore, step: Mapping[str, Any]) -> None:
     __tracebackhide__ = True
     kinds = [k for k in _STEP_KINDS if k in step]
-    unknown = set(step) - set(_STEP_KINDS) - {"state"}
+    unknown = set(step) - set(_STEP_KINDS) - set(_STEP_EXTRAS)
     if len(kinds) != 1 or unknown:
         raise ValueError(f"a step has exactly one of {', '.join(_STEP_KINDS)} (and "
-                         f"optionally 'state'); got keys {sorted(step)}")
+                         f"'state' for send and receive, 'response' for resolve, 'message' "
+                         f"for fail); got keys {sorted(step)}")
     kind = kinds[0]
-    if "state" in step and kind not in ("send", "receive"):
-        raise ValueError(f"'state' belongs to a send or receive step, not {kind!r}")
+    for extra, owners in _STEP_EXTRAS.items():
+        if extra in step and kind not in owners:
+            raise ValueError(f"{extra!r} belongs to a {' or '.join(owners)} step, not "
+                             f"{kind!r}")
     changes = _full_state(step["state"]) if "state" in step else None
     if kind == "send":
         ts.send(step["send"], changes)
@@ -390,6 +539,34 @@ def _run_step(ts: TestStore, step: Mapping[str, Any]) -> None:
         ts.receive(step["receive"], changes)
     elif kind == "advance_ms":
         ts.advance(milliseconds=int(step["advance_ms"]))
+    elif kind == "request":
+        expected = step["request"]
+        if not isinstance(expected, Mapping) or "name" not in expected:
+            raise ValueError(f"a request step is {{\"request\": {{\"id\": 1 (optional), "
+                             f"\"name\": ..., \"payload\": ...}}}}, not {compact(expected)}")
+        request = ts.receive_request(expected["name"], expected.get("payload"))
+        if "id" in expected and not json_equal(expected["id"], request.id):
+            raise AssertionError(f"expected the request {compact(expected)}, but its id is "
+                                 f"{request.id}")
+    elif kind in ("resolve", "fail"):
+        request_id = step[kind]
+        if isinstance(request_id, bool) or not isinstance(request_id, int):
+            raise ValueError(f"a {kind} step names a request id (an int), not "
+                             f"{compact(request_id)}")
+        try:
+            if kind == "resolve":
+                if "response" not in step:
+                    raise ValueError('a resolve step needs a "response"')
+                ts.store.resolve(request_id, step["response"])
+            else:
+                if not isinstance(step.get("message"), str):
+                    raise ValueError('a fail step needs a "message" string')
+                ts.store.fail(request_id, step["message"])
+        except ReducerKitError as e:
+            raise AssertionError(f"{kind} of request {request_id} failed: "
+                                 f"{type(e).__name__}: {e}") from None
+    elif kind == "cancelled":
+        ts.receive_cancellation(step["cancelled"])
     elif kind == "finish":
         if step["finish"]:
             ts.finish()
