@@ -17,7 +17,7 @@ CTESTS     := $(patsubst Tests/c/%.c,$(BUILD)/c/%,$(wildcard Tests/c/test_*.c))
 VALGRIND   := valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
               --show-leak-kinds=definite --suppressions=Tests/c/valgrind.supp -q
 
-.PHONY: all lib deps demo test test-swift test-c test-valgrind test-examples test-custom test-user-package test-python test-embed bench clean
+.PHONY: all lib deps demo test test-all test-tsan test-swift test-c test-valgrind test-examples test-custom test-user-package test-python test-embed bench clean
 
 all: lib
 
@@ -61,6 +61,27 @@ test-examples: $(CEXAMPLES)
 
 test: deps lib test-swift test-user-package test-c test-valgrind test-examples test-custom test-python test-embed
 	@echo "make test: all suites passed"
+
+# Everything, plus the sanitizer runs (not in `make test`: they add two instrumented builds).
+test-all: test test-tsan
+	@echo "make test-all: all suites passed"
+
+# ThreadSanitizer: the Swift tests, and the C concurrency tests against a TSan-built library
+# (Swift runtime linked dynamically). Known false positives of the toolchain are suppressed,
+# each explained, in Tests/sanitizers/tsan.supp; any other report fails the target.
+TSAN_ENV   := TSAN_OPTIONS="suppressions=$(abspath Tests/sanitizers/tsan.supp) print_suppressions=1"
+TSAN_CTESTS := test_api test_hardening test_requests
+SWIFT_RUNTIME_DIR = $(shell dirname $$(dirname $$(readlink -f $$(command -v $(SWIFT)))))/lib/swift/linux
+test-tsan:
+	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
+	$(TSAN_ENV) $(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan
+	$(SWIFT) build -c release --sanitize=thread --scratch-path .build-tsan-lib --product reducerkit
+	@mkdir -p $(BUILD)/tsan
+	@set -e; for t in $(TSAN_CTESTS); do \
+	  clang -std=c99 -g -O1 -fsanitize=thread -Wno-string-compare -Iinclude -o $(BUILD)/tsan/$$t Tests/c/$$t.c \
+	    -L.build-tsan-lib/release -lreducerkit -L$(SWIFT_RUNTIME_DIR) -ldispatch -lBlocksRuntime -lpthread \
+	    -Wl,-rpath,$(abspath .build-tsan-lib/release) -Wl,-rpath,$(SWIFT_RUNTIME_DIR); \
+	  echo "== tsan $$t"; $(TSAN_ENV) $(BUILD)/tsan/$$t; done
 
 test-swift:
 	$(SWIFT) build --build-tests

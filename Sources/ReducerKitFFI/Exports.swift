@@ -11,7 +11,7 @@ import Synchronization
 // error or trap crosses the boundary.
 
 /// Live stores by handle. Handles are never reused, so a destroyed handle is always detected.
-private let handles = Mutex<(next: UInt, stores: [UInt: (box: HostStoreBox, generation: UInt64)])>(
+private let handles = Locked<(next: UInt, stores: [UInt: (box: HostStoreBox, generation: UInt64)])>(
   (0, [:]))
 
 /// Handles look like aligned pointers but are only keys; the library never dereferences them.
@@ -28,7 +28,7 @@ private func lookup(_ store: OpaquePointer?) throws(FFIError) -> HostStoreBox {
 }
 
 /// Stores of a parent process destroyed in a fork child: never released (see rk_store_destroy).
-private let forkedAway = Mutex<[HostStoreBox]>([])
+private let forkedAway = Locked<[HostStoreBox]>([])
 
 /// A store made before this process was forked: its effects' threads are not in the child.
 private func forkedStoreError(_ store: OpaquePointer) -> FFIError {

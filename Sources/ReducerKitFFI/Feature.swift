@@ -150,8 +150,8 @@ func describeFeature<State: Encodable & Decodable, Action: Decodable>(
 
 /// The features this library exposes, by name.
 public enum FeatureRegistry {
-  private static let features = Mutex<[String: Feature]>([:])
-  private static let order = Mutex<[String]>([])
+  private static let features = Locked<[String: Feature]>([:])
+  private static let order = Locked<[String]>([])
 
   /// Adds features (a later feature with the same name replaces the earlier one).
   public static func register(_ newFeatures: Feature...) {

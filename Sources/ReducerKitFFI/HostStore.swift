@@ -68,7 +68,7 @@ enum HostAction<Action: Sendable>: Sendable {
 /// The log behind `rk_store_take_actions`: each reduced action with the state after it.
 @usableFromInline
 final class ActionLog: Sendable {
-  private let entries = Mutex<(version: UInt64, json: [UInt8], count: Int)>((0, [], 0))
+  private let entries = Locked<(version: UInt64, json: [UInt8], count: Int)>((0, [], 0))
 
   @usableFromInline init() {}
 
@@ -137,7 +137,7 @@ where Base.Action: Codable & Sendable, Base.State: Encodable {
 final class ActionCache<Action: Sendable>: Sendable {
   @usableFromInline static var slotCount: Int { 256 }
   @usableFromInline static var maxKeyLength: Int { 96 }
-  @usableFromInline let slots = Mutex<[(key: [UInt8], action: Action)?]>(Array(repeating: nil, count: 256))
+  @usableFromInline let slots = Locked<[(key: [UInt8], action: Action)?]>(Array(repeating: nil, count: 256))
 
   @usableFromInline init() {}
 
@@ -177,10 +177,10 @@ where R: SendableMetatype, R.State: Codable & Sendable, R.Action: Codable & Send
   @usableFromInline let store: Store<R.State, HostAction<R.Action>>
   @usableFromInline let clock: TestClock?
   @usableFromInline let log: ActionLog?
-  @usableFromInline let subscriptions = Mutex<(next: UInt64, active: [UInt64: StoreSubscription])>((0, [:]))
+  @usableFromInline let subscriptions = Locked<(next: UInt64, active: [UInt64: StoreSubscription])>((0, [:]))
   @usableFromInline let actionCache = ActionCache<R.Action>()
   /// The last state JSON, valid while the store's version is unchanged.
-  @usableFromInline let stateCache = Mutex<(version: UInt64, json: [UInt8])?>(nil)
+  @usableFromInline let stateCache = Locked<(version: UInt64, json: [UInt8])?>(nil)
   @usableFromInline let requests: HostRequests
 
   @inlinable
