@@ -17,7 +17,7 @@ CTESTS     := $(patsubst Tests/c/%.c,$(BUILD)/c/%,$(wildcard Tests/c/test_*.c))
 VALGRIND   := valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
               --show-leak-kinds=definite --suppressions=Tests/c/valgrind.supp -q
 
-.PHONY: all lib deps demo test test-all test-tsan test-swift test-c test-valgrind test-examples test-custom test-user-package test-python test-embed bench clean
+.PHONY: all lib deps demo test test-all test-tsan test-asan test-swift test-c test-valgrind test-examples test-custom test-user-package test-python test-embed bench clean
 
 all: lib
 
@@ -63,8 +63,19 @@ test: deps lib test-swift test-user-package test-c test-valgrind test-examples t
 	@echo "make test: all suites passed"
 
 # Everything, plus the sanitizer runs (not in `make test`: they add two instrumented builds).
-test-all: test test-tsan
+test-all: test test-tsan test-asan
 	@echo "make test-all: all suites passed"
+
+# AddressSanitizer (with LeakSanitizer): the library and every C test built with ASan; any
+# report fails the target. No suppressions.
+test-asan:
+	$(SWIFT) build -c release --sanitize=address --scratch-path .build-asan-lib --product reducerkit
+	@mkdir -p $(BUILD)/asan
+	@set -e; for c in Tests/c/test_*.c; do t=$$(basename $$c .c); \
+	  clang -std=c99 -g -O1 -fsanitize=address -fno-omit-frame-pointer -fuse-ld=lld -Wno-string-compare -Iinclude \
+	    -o $(BUILD)/asan/$$t $$c -L.build-asan-lib/release -lreducerkit -L$(SWIFT_RUNTIME_DIR) -ldispatch \
+	    -lBlocksRuntime -lpthread -Wl,-rpath,$(abspath .build-asan-lib/release) -Wl,-rpath,$(SWIFT_RUNTIME_DIR); \
+	  echo "== asan $$t"; REDUCERKIT_SCENARIOS=Tests/scenarios ASAN_OPTIONS=detect_leaks=1 $(BUILD)/asan/$$t; done
 
 # ThreadSanitizer: the Swift tests, and the C concurrency tests against a TSan-built library
 # (Swift runtime linked dynamically). Known false positives of the toolchain are suppressed,
