@@ -97,11 +97,16 @@ test-tsan:
 test-swift:
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	@echo "== the Wire tests again, with the codec's layout-dependent fast paths off"
+	REDUCERKIT_WIRE_FAST_PATHS=0 $(SWIFT) test --skip-build --filter ReducerKitWireTests
 
 test-c: $(CTESTS)
 	$(CC) $(CFLAGS_C) -fsyntax-only Tests/c/header_only.c
 	$(CXX) -std=c++11 -Wall -Wextra -pedantic -Werror -Iinclude -x c++ -fsyntax-only Tests/c/header_only.c
 	@set -e; for t in $(CTESTS); do echo "== $$t"; REDUCERKIT_SCENARIOS=Tests/scenarios $$t; done
+	@set -e; for t in test_features test_bad_input test_scenarios; do \
+	  echo "== $$t, the codec's fast paths off"; \
+	  REDUCERKIT_WIRE_FAST_PATHS=0 REDUCERKIT_SCENARIOS=Tests/scenarios $(BUILD)/c/$$t; done
 
 test-valgrind: $(CTESTS)
 	@set -e; for t in $(CTESTS); do echo "== valgrind $$t"; REDUCERKIT_SCENARIOS=Tests/scenarios RK_UNDER_VALGRIND=1 $(VALGRIND) $$t; done

@@ -20,7 +20,7 @@ struct _KeyCache: ~Copyable {
   deinit { entries?.deallocate() }
 
   mutating func enable() {
-    guard entries == nil else { return }
+    guard entries == nil, _wireFastPaths else { return }
     storage.reserve(256)
     let table = UnsafeMutablePointer<Entry>.allocate(capacity: _KeyCache.capacity)
     table.initialize(repeating: Entry(), count: _KeyCache.capacity)

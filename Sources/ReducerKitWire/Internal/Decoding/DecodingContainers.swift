@@ -18,7 +18,7 @@ enum _KeyedStorage {
 /// Whether a `KeyedDecodingContainer` is exactly one strong reference to its box, so a box
 /// can be kept and handed out again (checked once, at run time).
 let _canReuseKeyedDecodingBoxes: Bool = {
-  guard MemoryLayout<KeyedDecodingContainer<_StringKey>>.size == MemoryLayout<AnyObject>.size,
+  guard _wireFastPaths, MemoryLayout<KeyedDecodingContainer<_StringKey>>.size == MemoryLayout<AnyObject>.size,
     MemoryLayout<KeyedDecodingContainer<_StringKey>>.alignment == MemoryLayout<AnyObject>.alignment
   else { return false }
   let container = KeyedDecodingContainer(_InertKeyedDecoder<_StringKey>())

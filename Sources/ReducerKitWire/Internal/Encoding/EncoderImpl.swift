@@ -44,7 +44,7 @@ struct _Frame {
 /// Whether a `KeyedEncodingContainer` is exactly one strong reference to its box, so a box
 /// can be kept and handed out again (checked once, at run time).
 let _canReuseKeyedBoxes: Bool = {
-  guard MemoryLayout<KeyedEncodingContainer<_StringKey>>.size == MemoryLayout<AnyObject>.size,
+  guard _wireFastPaths, MemoryLayout<KeyedEncodingContainer<_StringKey>>.size == MemoryLayout<AnyObject>.size,
     MemoryLayout<KeyedEncodingContainer<_StringKey>>.alignment == MemoryLayout<AnyObject>.alignment
   else { return false }
   let container = KeyedEncodingContainer(_InertKeyedEncoder<_StringKey>())
