@@ -1,6 +1,6 @@
 # ReducerKit — one command per job.
 #   make demo    the main job: drive the example stores from Swift, C and Python, printing states
-#   make test    every test: Swift, C (plus valgrind), the C examples, the user-package example, Python
+#   make test    every test: Swift, C (plus valgrind), the C examples, the user-package example, Python, 20 s of each fuzzer
 #   make bench   the benchmarks (release builds)
 #   make lib     build/libreducerkit.so (Swift runtime linked statically)
 
@@ -17,7 +17,7 @@ CTESTS     := $(patsubst Tests/c/%.c,$(BUILD)/c/%,$(wildcard Tests/c/test_*.c))
 VALGRIND   := valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
               --show-leak-kinds=definite --suppressions=Tests/c/valgrind.supp -q
 
-.PHONY: all lib deps demo test test-all test-tsan test-asan test-swift test-c test-valgrind test-examples test-custom test-user-package test-python test-embed bench clean
+.PHONY: all lib deps demo test test-all test-tsan test-asan fuzz test-fuzz test-swift test-c test-valgrind test-examples test-custom test-user-package test-python test-embed bench clean
 
 all: lib
 
@@ -59,7 +59,7 @@ $(BUILD)/examples/%_c: examples/c/%.c include/reducerkit.h $(LIB)
 test-examples: $(CEXAMPLES)
 	@set -e; for e in $(CEXAMPLES); do echo "== $$e"; (cd / && $(abspath .)/$$e); done
 
-test: deps lib test-swift test-user-package test-c test-valgrind test-examples test-custom test-python test-embed
+test: deps lib test-swift test-user-package test-c test-valgrind test-examples test-custom test-python test-embed test-fuzz
 	@echo "make test: all suites passed"
 
 # Everything, plus the sanitizer runs (not in `make test`: they add two instrumented builds).
@@ -67,7 +67,7 @@ test-all: test test-tsan test-asan
 	@echo "make test-all: all suites passed"
 
 # AddressSanitizer (with LeakSanitizer): the library and every C test built with ASan; any
-# report fails the target. No suppressions.
+# report fails the target (one explained LeakSanitizer suppression: Tests/sanitizers/lsan.supp).
 test-asan:
 	$(SWIFT) build -c release --sanitize=address --scratch-path .build-asan-lib --product reducerkit
 	@mkdir -p $(BUILD)/asan
@@ -75,7 +75,8 @@ test-asan:
 	  clang -std=c99 -g -O1 -fsanitize=address -fno-omit-frame-pointer -fuse-ld=lld -Wno-string-compare -Iinclude \
 	    -o $(BUILD)/asan/$$t $$c -L.build-asan-lib/release -lreducerkit -L$(SWIFT_RUNTIME_DIR) -ldispatch \
 	    -lBlocksRuntime -lpthread -Wl,-rpath,$(abspath .build-asan-lib/release) -Wl,-rpath,$(SWIFT_RUNTIME_DIR); \
-	  echo "== asan $$t"; REDUCERKIT_SCENARIOS=Tests/scenarios ASAN_OPTIONS=detect_leaks=1 $(BUILD)/asan/$$t; done
+	  echo "== asan $$t"; REDUCERKIT_SCENARIOS=Tests/scenarios ASAN_OPTIONS=detect_leaks=1 \
+	    LSAN_OPTIONS=suppressions=$(abspath Tests/sanitizers/lsan.supp) $(BUILD)/asan/$$t; done
 
 # ThreadSanitizer: the Swift tests, and the C concurrency tests against a TSan-built library
 # (Swift runtime linked dynamically). Known false positives of the toolchain are suppressed,
@@ -93,6 +94,30 @@ test-tsan:
 	    -L.build-tsan-lib/release -lreducerkit -L$(SWIFT_RUNTIME_DIR) -ldispatch -lBlocksRuntime -lpthread \
 	    -Wl,-rpath,$(abspath .build-tsan-lib/release) -Wl,-rpath,$(SWIFT_RUNTIME_DIR); \
 	  echo "== tsan $$t"; $(TSAN_ENV) $(BUILD)/tsan/$$t; done
+
+# libFuzzer harnesses (Tests/fuzz) against the library built with AddressSanitizer and
+# coverage: each runs FUZZ_SECONDS from its committed seed corpus (new inputs go to
+# build/fuzz/corpus-NAME, crashes to build/fuzz/); a crash or a failed check fails the target.
+FUZZ_SECONDS ?= 20
+# In `make test`: each harness for 20 s (a crash fails the test).
+test-fuzz:
+	$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=20
+
+FUZZERS    := fuzz_send fuzz_create fuzz_resolve
+fuzz:
+	$(SWIFT) build -c release --sanitize=address --scratch-path .build-fuzz-lib --product reducerkit \
+	  -Xswiftc -sanitize=fuzzer
+	@mkdir -p $(BUILD)/fuzz
+	@set -e; for f in $(FUZZERS); do n=$${f#fuzz_}; \
+	  clang -g -O1 -fsanitize=fuzzer,address -Iinclude -o $(BUILD)/fuzz/$$f Tests/fuzz/$$f.c \
+	    -L.build-fuzz-lib/release -lreducerkit -L$(SWIFT_RUNTIME_DIR) -ldispatch -lBlocksRuntime -lpthread \
+	    -fuse-ld=lld -Wl,-rpath,$(abspath .build-fuzz-lib/release) -Wl,-rpath,$(SWIFT_RUNTIME_DIR); \
+	  mkdir -p $(BUILD)/fuzz/corpus-$$n; echo "== $$f for $(FUZZ_SECONDS) s"; \
+	  status=0; LSAN_OPTIONS=suppressions=$(abspath Tests/sanitizers/lsan.supp) $(BUILD)/fuzz/$$f -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=30 \
+	    -print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz/$$n- $(BUILD)/fuzz/corpus-$$n \
+	    Tests/fuzz/corpus/$$n > $(BUILD)/fuzz/$$n.log 2>&1 || status=$$?; \
+	  grep -E "^#[0-9]+ +DONE|stat::number_of_executed_units|ERROR|fuzz check failed|SUMMARY" $(BUILD)/fuzz/$$n.log || true; \
+	  if [ $$status -ne 0 ]; then tail -40 $(BUILD)/fuzz/$$n.log; exit $$status; fi; done
 
 test-swift:
 	$(SWIFT) build --build-tests

@@ -1,0 +1,37 @@
+#!/usr/bin/env python3
+"""Writes the fuzzers' seed corpora (Tests/fuzz/corpus/*) from the scenarios and the shipped
+features' initial states. Each seed is the harness's input: a selector byte, then the text."""
+import glob, hashlib, json, os, sys
+
+root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+out = os.path.join(root, "Tests", "fuzz", "corpus")
+features = ["counter", "todos", "search"]
+
+def write(harness, selector, text):
+    data = bytes([selector]) + text.encode()
+    d = os.path.join(out, harness)
+    os.makedirs(d, exist_ok=True)
+    name = hashlib.sha1(data).hexdigest()[:16]
+    with open(os.path.join(d, name), "wb") as f:
+        f.write(data)
+
+for path in sorted(glob.glob(os.path.join(root, "Tests", "scenarios", "*.json"))):
+    sc = json.load(open(path))
+    k = features.index(sc["feature"])
+    options = {"clock": sc.get("clock", "test")}
+    if sc.get("initial_state") is not None:
+        options["initial_state"] = sc["initial_state"]
+    if sc.get("provide"):
+        options["provide"] = sc["provide"]
+    write("create", k, json.dumps(options))
+    for step in sc["steps"]:
+        for key in ("send", "receive"):
+            if key in step:
+                write("send", k, json.dumps(step[key]))
+            if "state" in step:
+                write("create", k, json.dumps({"initial_state": step["state"]}))
+        if "resolve" in step:
+            write("resolve", 1 if sc["feature"] == "search" else 0, json.dumps(step["response"]))
+write("resolve", 0, '"a fact"')
+write("resolve", 1, '["apple", "apricot"]')
+print("seeds in", out)
