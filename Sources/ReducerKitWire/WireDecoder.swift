@@ -64,6 +64,7 @@ public struct WireDecoder: Sendable {
 
   /// Decodes a `T` from a parsed JSON value.
   public func decode<T: Decodable>(_ type: T.Type, from value: JSONValue) throws(WireError) -> T {
+    if _wireCodecMode != .fast { return try decodeChecked(type, from: value) }
     let impl = _DecoderImpl(value: value, rootNoun: rootNoun, path: [])
     defer { impl.finish() }
     do {
@@ -71,5 +72,14 @@ public struct WireDecoder: Sendable {
     } catch {
       throw _wireError(fromDecoding: error)
     }
+  }
+
+  /// The reference decoder, alone or checked against the fast one (see `_wireCodecMode`).
+  @inline(never)
+  func decodeChecked<T: Decodable>(_ type: T.Type, from value: JSONValue) throws(WireError) -> T {
+    if _wireCodecMode == .crossCheck {
+      _requireAgreement("decoding", T.self, _decodeBothWays(T.self, from: value, rootNoun: rootNoun))
+    }
+    return try _referenceDecode(T.self, from: value, rootNoun: rootNoun)
   }
 }

@@ -46,6 +46,7 @@ public struct WireEncoder: Sendable {
   public func withEncodedBytes<T: Encodable, R>(
     _ value: T, _ body: (UnsafeRawBufferPointer) -> R
   ) throws(WireError) -> R {
+    if _wireCodecMode != .fast { return try withEncodedBytesChecked(value, body) }
     let impl = _EncoderImpl()
     impl.explicitNulls = explicitNulls
     defer { impl.finish() }
@@ -55,6 +56,18 @@ public struct WireEncoder: Sendable {
       throw _wireError(fromEncoding: error)
     }
     return body(UnsafeRawBufferPointer(impl.out.bytes))
+  }
+
+  /// The reference encoder, alone or checked against the fast one (see `_wireCodecMode`).
+  @inline(never)
+  func withEncodedBytesChecked<T: Encodable, R>(
+    _ value: T, _ body: (UnsafeRawBufferPointer) -> R
+  ) throws(WireError) -> R {
+    if _wireCodecMode == .crossCheck {
+      _requireAgreement("encoding", T.self, _encodeBothWays(value, explicitNulls: explicitNulls))
+    }
+    let bytes = try _referenceEncode(value, explicitNulls: explicitNulls)
+    return bytes.withUnsafeBytes(body)
   }
 
   /// Encodes `value` to a `JSONValue` (encodes, then parses the result).

@@ -27,18 +27,6 @@ struct _KeyCache: ~Copyable {
     entries = table
   }
 
-  /// The identity of `key` for caching, or nil when its type is not a small payload-less enum.
-  @inline(__always)
-  static func identity<K: CodingKey>(of key: K) -> (type: UInt, tag: UInt)? {
-    guard MemoryLayout<K>.size <= 2, _isEnumType(K.self) else { return nil }
-    let type = unsafeBitCast(K.self as Any.Type, to: UInt.self)
-    switch MemoryLayout<K>.size {
-    case 0: return (type, 0)
-    case 1: return (type, UInt(unsafeBitCast(key, to: UInt8.self)))
-    default: return (type, UInt(unsafeBitCast(key, to: UInt16.self)))
-    }
-  }
-
   @inline(__always)
   private static func slot(_ type: UInt, _ tag: UInt) -> Int {
     Int(truncatingIfNeeded: ((type >> 4) &* 31 &+ tag) & UInt(capacity - 1))

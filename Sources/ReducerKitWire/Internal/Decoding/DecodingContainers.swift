@@ -15,18 +15,6 @@ enum _KeyedStorage {
   case payloadArray([JSONValue])
 }
 
-/// Whether a `KeyedDecodingContainer` is exactly one strong reference to its box, so a box
-/// can be kept and handed out again (checked once, at run time).
-let _canReuseKeyedDecodingBoxes: Bool = {
-  guard _wireFastPaths, MemoryLayout<KeyedDecodingContainer<_StringKey>>.size == MemoryLayout<AnyObject>.size,
-    MemoryLayout<KeyedDecodingContainer<_StringKey>>.alignment == MemoryLayout<AnyObject>.alignment
-  else { return false }
-  let container = KeyedDecodingContainer(_InertKeyedDecoder<_StringKey>())
-  let object = unsafeBitCast(container, to: AnyObject.self)
-  // `Swift._typeName` rather than `String(describing:)`: Mirror needs ~20 KB more stack.
-  return Swift._typeName(type(of: object), qualified: false).contains("KeyedDecodingContainerBox")
-}()
-
 /// A keyed container that holds nothing (only used to check the container layout).
 struct _InertKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
   var codingPath: [any CodingKey] { [] }
@@ -165,43 +153,7 @@ struct _KeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
   }
 
   func missing(_ key: Key) -> any Error {
-    let entries = pathEntries
-    let path = _renderPath(entries)
-    let name = key.stringValue
-    let wire: WireError
-    switch effectiveStorage {
-    case .object, .bareCase, .current:
-      if let i = _positionalIndex(name) {
-        // An enum payload (`_0`, `_1`, …): never show Swift's synthesized key names.
-        wire = WireError(
-          kind: .missingKey, path: path,
-          message: "missing value at \(path): this case takes \(i == 0 ? "a value" : "at least \(i + 1) values")")
-      } else {
-        wire = WireError(kind: .missingKey, path: path, message: "missing key \(_quoted(name)) at \(path)")
-      }
-    case .payloadBare(let value):
-      if let i = _positionalIndex(name) {
-        wire = WireError(
-          kind: .typeMismatch, path: path,
-          message: "expected an array of at least \(i + 1) values at \(path), found \(value._foundDescription)")
-      } else {
-        wire = WireError(
-          kind: .typeMismatch, path: path,
-          message: "expected an object with key \(_quoted(name)) at \(path), found \(value._foundDescription)")
-      }
-    case .payloadArray(let elements):
-      if let i = _positionalIndex(name) {
-        wire = WireError(
-          kind: .missingKey, path: path,
-          message: "missing value [\(i)] at \(path); found an array of \(elements.count) value\(elements.count == 1 ? "" : "s")")
-      } else {
-        wire = WireError(
-          kind: .typeMismatch, path: path,
-          message: "expected an object with key \(_quoted(name)) at \(path), found array")
-      }
-    }
-    return DecodingError.keyNotFound(
-      key, .init(codingPath: entries.map(\.key), debugDescription: wire.message, underlyingError: wire))
+    _missingKeyError(key, in: effectiveStorage, at: pathEntries)
   }
 
   func decodeNil(forKey key: Key) throws -> Bool {
@@ -376,12 +328,7 @@ struct _UnkeyedDecoder: UnkeyedDecodingContainer {
   @inline(__always)
   func next<T>(_ type: T.Type) throws -> JSONValue {
     guard currentIndex < elements.count else {
-      let path = _renderPath(pathEntries)
-      let wire = WireError(
-        kind: .missingKey, path: path,
-        message: "missing value [\(currentIndex)] at \(path); found an array of \(elements.count) value\(elements.count == 1 ? "" : "s")")
-      throw DecodingError.valueNotFound(
-        T.self, .init(codingPath: codingPath, debugDescription: wire.message, underlyingError: wire))
+      throw _missingElementError(T.self, index: currentIndex, count: elements.count, at: pathEntries)
     }
     return elements[currentIndex]
   }

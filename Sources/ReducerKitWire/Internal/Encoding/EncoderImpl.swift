@@ -41,17 +41,6 @@ struct _Frame {
   var pathDepth = 0
 }
 
-/// Whether a `KeyedEncodingContainer` is exactly one strong reference to its box, so a box
-/// can be kept and handed out again (checked once, at run time).
-let _canReuseKeyedBoxes: Bool = {
-  guard _wireFastPaths, MemoryLayout<KeyedEncodingContainer<_StringKey>>.size == MemoryLayout<AnyObject>.size,
-    MemoryLayout<KeyedEncodingContainer<_StringKey>>.alignment == MemoryLayout<AnyObject>.alignment
-  else { return false }
-  let container = KeyedEncodingContainer(_InertKeyedEncoder<_StringKey>())
-  let object = unsafeBitCast(container, to: AnyObject.self)
-  return String(describing: type(of: object)).contains("KeyedEncodingContainerBox")
-}()
-
 final class _EncoderImpl: Encoder {
   // `@exclusivity(unchecked)`: an encoder is created per `encode` call, used by one thread,
   // and its methods never overlap accesses to these properties, so the dynamic exclusivity
@@ -271,9 +260,7 @@ final class _EncoderImpl: Encoder {
     guard index >= 0, index < frames.count,
       id == 0 || frames[index].id == id
     else {
-      throw record(misuse(
-        "a container was used after its value was finished (a streaming encoder needs each "
-          + "container to be filled before the next member of its parent is written)"))
+      throw record(misuse(_EncoderMisuse.finished))
     }
   }
 
@@ -416,11 +403,11 @@ final class _EncoderImpl: Encoder {
     if frames.count > base {
       let kind = frames[base].kind
       if kind == .object || kind == .enumObject { return base }
-      record(misuse("a keyed container was requested for a value that already has an unkeyed one"))
+      record(misuse(_EncoderMisuse.keyedOnUnkeyed))
       return -1
     }
     guard out.count == start, frames.count == base else {
-      record(misuse("a keyed container was requested for a value already encoded"))
+      record(misuse(_EncoderMisuse.keyedOnEncoded))
       return -1
     }
     if isEnum {
@@ -460,10 +447,10 @@ final class _EncoderImpl: Encoder {
       if frame.kind == .object || frame.kind == .enumObject {
         return KeyedEncodingContainer(_KeyedEncoder<K>(impl: self, frame: base, id: frame.id))
       }
-      return KeyedEncodingContainer(_KeyedEncoder<K>(impl: self, failing: misuse("a keyed container was requested for a value that already has an unkeyed one")))
+      return KeyedEncodingContainer(_KeyedEncoder<K>(impl: self, failing: misuse(_EncoderMisuse.keyedOnUnkeyed)))
     }
     guard out.count == start, frames.count == base else {
-      return KeyedEncodingContainer(_KeyedEncoder<K>(impl: self, failing: misuse("a keyed container was requested for a value already encoded")))
+      return KeyedEncodingContainer(_KeyedEncoder<K>(impl: self, failing: misuse(_EncoderMisuse.keyedOnEncoded)))
     }
     path.push(owning: entry.key, style: entry.style)
     append(UInt8(ascii: "{"))
@@ -477,10 +464,10 @@ final class _EncoderImpl: Encoder {
       if frame.kind == .array {
         return _UnkeyedEncoder(impl: self, frame: base, id: frame.id)
       }
-      return _UnkeyedEncoder(impl: self, failing: record(misuse("an unkeyed container was requested for a value that already has a keyed one")))
+      return _UnkeyedEncoder(impl: self, failing: record(misuse(_EncoderMisuse.unkeyedOnKeyed)))
     }
     guard out.count == start, frames.count == base else {
-      return _UnkeyedEncoder(impl: self, failing: record(misuse("an unkeyed container was requested for a value already encoded")))
+      return _UnkeyedEncoder(impl: self, failing: record(misuse(_EncoderMisuse.unkeyedOnEncoded)))
     }
     if let entry { path.push(owning: entry.key, style: entry.style) }
     append(UInt8(ascii: "["))
@@ -567,15 +554,11 @@ final class _EncoderImpl: Encoder {
   func invalidValue(_ value: Any, _ problem: String, key: (any CodingKey)?, style: _PathStyle) -> any Error {
     var entries = path.entries()
     if let key { entries.append(_PathEntry(key: key, style: style)) }
-    let path = _renderPath(entries)
-    let wire = WireError(kind: .invalidValue, path: path, message: "invalid value at \(path): \(problem)")
-    return EncodingError.invalidValue(
-      value,
-      EncodingError.Context(codingPath: entries.map(\.key), debugDescription: wire.message, underlyingError: wire))
+    return _invalidValueError(value, problem, at: entries)
   }
 
   func misuse(_ problem: String) -> any Error {
-    invalidValue((), "unsupported use of the encoder: \(problem)", key: nil, style: .key)
+    _misuseError(problem, at: path.entries())
   }
 
   /// Keeps the first error so the encoding fails even if user code catches it.
@@ -587,22 +570,6 @@ final class _EncoderImpl: Encoder {
 
   /// Gives an error thrown by `encode(to:)` a wire error with the path where it happened.
   func wrap(_ error: any Error, value: Any) -> any Error {
-    if error is WireError { return error }
-    let entries = path.entries()
-    if let encodingError = error as? EncodingError,
-      case .invalidValue(_, let context) = encodingError
-    {
-      if context.underlyingError is WireError { return error }
-      let extra = context.codingPath.count > entries.count ? Array(context.codingPath[entries.count...]) : []
-      let path = _renderPath(entries, extra: extra)
-      let wire = WireError(
-        kind: .invalidValue, path: path, message: "invalid value at \(path): \(context.debugDescription)")
-      return EncodingError.invalidValue(
-        value, .init(codingPath: context.codingPath, debugDescription: wire.message, underlyingError: wire))
-    }
-    let path = _renderPath(entries)
-    let wire = WireError(kind: .invalidValue, path: path, message: "invalid value at \(path): \(error)")
-    return EncodingError.invalidValue(
-      value, .init(codingPath: entries.map(\.key), debugDescription: wire.message, underlyingError: wire))
+    _wrapEncodingError(error, value: value, at: path.entries())
   }
 }

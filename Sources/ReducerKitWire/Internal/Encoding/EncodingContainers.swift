@@ -346,7 +346,7 @@ struct _SingleEncoder: SingleValueEncodingContainer {
 
   func begin() throws {
     guard base >= 0, impl.frames.count == base, impl.out.count == start else {
-      throw impl.record(impl.misuse("a single value container was written twice or after its value was finished"))
+      throw impl.record(impl.misuse(_EncoderMisuse.singleTwice))
     }
   }
 
@@ -463,17 +463,17 @@ final class _SlotEncoder: Encoder {
   func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
     guard isLive else {
       return KeyedEncodingContainer(
-        _KeyedEncoder<Key>(impl: impl, failing: impl.misuse("a super encoder was used after its parent moved on")))
+        _KeyedEncoder<Key>(impl: impl, failing: impl.misuse(_EncoderMisuse.superMovedOn)))
     }
     guard let entry else {
-      return KeyedEncodingContainer(_KeyedEncoder<Key>(impl: impl, failing: impl.misuse("a super encoder was used after its parent moved on")))
+      return KeyedEncodingContainer(_KeyedEncoder<Key>(impl: impl, failing: impl.misuse(_EncoderMisuse.superMovedOn)))
     }
     return impl.keyedContainer(base: parent + 1, start: start, pushing: entry)
   }
 
   func unkeyedContainer() -> any UnkeyedEncodingContainer {
     guard isLive else {
-      return _UnkeyedEncoder(impl: impl, failing: impl.misuse("a super encoder was used after its parent moved on"))
+      return _UnkeyedEncoder(impl: impl, failing: impl.misuse(_EncoderMisuse.superMovedOn))
     }
     return impl.unkeyedContainer(base: parent + 1, start: start, pushing: entry)
   }

@@ -1,0 +1,316 @@
+// Every assumption the wire codec makes about the Swift runtime, in one place.
+//
+// The wire format itself needs to know a few things Swift's public API does not say; the fast
+// paths need a few more. Each is listed here with the check that verifies it, run once before
+// the first encode or decode (`_wireRuntimeChecks`):
+//
+//   A1 metadata-kind (required)   The first word of a type's metadata is its kind: 0x201 for
+//      an enum, 0x202 for Optional. Used to tell an enum from a struct (`_isEnumType`), which
+//      decides the wire form of a value (`"increment"` versus `{"increment":{}}`).
+//   A2 enum-descriptor (required) An enum's metadata holds its nominal type descriptor in its
+//      second word; the descriptor's low 5 flag bits are its context kind (18 = enum), and at
+//      byte offsets 20 and 24 it holds the number of payload cases (low 24 bits) and of empty
+//      cases. Cross-checked against the value witness table, one word before the metadata:
+//      8 function pointers, then size, stride, flags (UInt32), extra inhabitants (UInt32).
+//      Used to count the keys of a `CodingKey` enum (messages list them; payload shapes).
+//   A3 enum-tag (required)        A payload-less enum stores its case index (declaration
+//      order) in 0, 1 or 2 bytes. Used to list a `CodingKey` enum's keys, for messages and
+//      JSON Schemas.
+//   A4 encoder-box (fast path)    `KeyedEncodingContainer` is exactly one strong reference to
+//      the standard library's `_KeyedEncodingContainerBox`, so a box can be kept and handed
+//      out again (`_canReuseKeyedBoxes`).
+//   A5 decoder-box (fast path)    The same for `KeyedDecodingContainer`
+//      (`_canReuseKeyedDecodingBoxes`).
+//   A6 key-tag (fast path)        A payload-less `CodingKey` enum value is identified by its
+//      type's metadata address and its tag bytes, and its `stringValue` depends on nothing
+//      else, so pre-escaped key bytes can be cached by (type, tag) (`_KeyCache`).
+//
+// When a required check fails, the reads behind it answer "unknown" (`_payloadlessCaseCount`
+// returns nil: messages lose their key lists, schemas their enums' cases); A1 has no
+// substitute, and the toolchain check in the Wire tests (LayoutTests) fails naming it. When a
+// fast-path check fails, or `REDUCERKIT_WIRE_FAST_PATHS=0` is set, `_wireFastPaths` is false
+// and every encode and decode takes the reference codec (Internal/Reference), which writes and
+// accepts the same JSON.
+//
+// An upgrade that breaks an assumption is a change to this file: its reads, and its checks.
+
+#if canImport(Glibc)
+  @preconcurrency import Glibc
+#elseif canImport(Darwin)
+  @preconcurrency import Darwin
+#endif
+
+// MARK: - The switch
+
+/// Whether the codec's fast paths are on: the environment allows them
+/// (`REDUCERKIT_WIRE_FAST_PATHS` is not `0`) and their runtime assumptions (A4–A6) hold.
+/// Otherwise `WireEncoder` and `WireDecoder` use the reference codec. Read once.
+let _wireFastPaths: Bool = _wireFastPathsRequested && _wireRuntimeChecks.allFastPathChecksHold
+
+/// Whether the environment allows the fast paths (`REDUCERKIT_WIRE_FAST_PATHS=0` does not).
+let _wireFastPathsRequested: Bool = {
+  guard let value = getenv("REDUCERKIT_WIRE_FAST_PATHS") else { return true }
+  return String(cString: value) != "0"
+}()
+
+/// With `REDUCERKIT_WIRE_CHECK=1` every encode and decode runs both codecs and stops the
+/// process with a report if they differ in any byte, value or error (fuzzing and tests).
+let _wireCrossCheck: Bool = {
+  guard let value = getenv("REDUCERKIT_WIRE_CHECK") else { return false }
+  return String(cString: value) == "1"
+}()
+
+/// Which codec `WireEncoder` and `WireDecoder` run: one branch on the hot path.
+enum _WireCodecMode: UInt8 {
+  case fast, reference, crossCheck
+}
+
+let _wireCodecMode: _WireCodecMode =
+  _wireCrossCheck ? .crossCheck : _wireFastPaths ? .fast : .reference
+
+// MARK: - The checks
+
+/// One assumption and whether it held.
+struct _RuntimeCheck: Sendable {
+  /// `A1 metadata-kind`, …
+  var id: String
+  /// Only the fast paths depend on it (else the wire format does).
+  var fastPathOnly: Bool
+  /// Why it failed, or nil when it held.
+  var failure: String?
+}
+
+struct _RuntimeChecks: Sendable {
+  var checks: [_RuntimeCheck]
+
+  var allFastPathChecksHold: Bool { checks.allSatisfy { !$0.fastPathOnly || $0.failure == nil } }
+  var enumMetadataTrusted: Bool {
+    checks.allSatisfy { $0.fastPathOnly || $0.id.hasPrefix("A1") || $0.failure == nil }
+  }
+}
+
+// Types with known layouts to check the reads against.
+private enum _ProbeKeys: CodingKey { case alpha, beta, gamma }
+private enum _ProbeWide: CodingKey {
+  case k0, k1, k2, k3, k4, k5, k6, k7, k8, k9, k10, k11, k12, k13, k14, k15, k16, k17, k18, k19
+}
+private enum _ProbePayload { case a(Int), b }
+private struct _ProbeStruct { var a = 1 }
+
+/// The results of checking every assumption, computed once.
+let _wireRuntimeChecks: _RuntimeChecks = {
+  func check(_ id: String, fastPathOnly: Bool, _ body: () -> String?) -> _RuntimeCheck {
+    _RuntimeCheck(id: id, fastPathOnly: fastPathOnly, failure: body())
+  }
+  return _RuntimeChecks(checks: [
+    check("A1 metadata-kind", fastPathOnly: false) {
+      // Mirror (public API) tells enums from structs for values; the kind word must agree.
+      let samples: [(Any.Type, Any, Bool)] = [
+        (_ProbeKeys.self, _ProbeKeys.beta, true), (_ProbePayload.self, _ProbePayload.a(1), true),
+        (_ProbeStruct.self, _ProbeStruct(), false), (Int.self, 1, false),
+      ]
+      for (type, value, isEnum) in samples {
+        let mirrorSays = Mirror(reflecting: value).displayStyle == .enum
+        guard mirrorSays == isEnum, _rawIsEnumType(type) == isEnum else {
+          return "metadata kind of \(type) is \(_metadataKind(type)), expected an enum: \(isEnum)"
+        }
+      }
+      if _rawIsEnumType(Int?.self) { return "Optional<Int> reads as a plain enum (kind \(_metadataKind(Int?.self)))" }
+      return nil
+    },
+    check("A2 enum-descriptor", fastPathOnly: false) {
+      let found = (_rawPayloadlessCaseCount(_ProbeKeys.self), _rawPayloadlessCaseCount(_ProbeWide.self))
+      guard found.0 == 3, found.1 == 20 else {
+        return "case counts read as \(String(describing: found.0)) and \(String(describing: found.1)), expected 3 and 20"
+      }
+      guard _rawPayloadlessCaseCount(_ProbePayload.self) == nil, _rawPayloadlessCaseCount(_ProbeStruct.self) == nil
+      else { return "an enum with a payload case or a struct read as a payload-less enum" }
+      return nil
+    },
+    check("A3 enum-tag", fastPathOnly: false) {
+      guard let cases = _rawPayloadlessCases(of: _ProbeKeys.self), cases == [.alpha, .beta, .gamma] else {
+        return "building _ProbeKeys from tags 0, 1, 2 did not give .alpha, .beta, .gamma"
+      }
+      return nil
+    },
+    check("A4 encoder-box", fastPathOnly: true) {
+      _keyedBoxIsOneReference(encoding: true)
+        ? nil : "KeyedEncodingContainer is not one reference to a _KeyedEncodingContainerBox"
+    },
+    check("A5 decoder-box", fastPathOnly: true) {
+      _keyedBoxIsOneReference(encoding: false)
+        ? nil : "KeyedDecodingContainer is not one reference to a _KeyedDecodingContainerBox"
+    },
+    check("A6 key-tag", fastPathOnly: true) {
+      let tags = [_ProbeKeys.alpha, .beta, .gamma].map { _KeyCache.identity(of: $0)?.tag }
+      guard tags == [0, 1, 2] else { return "the tags of _ProbeKeys read as \(tags), expected [0, 1, 2]" }
+      let types = Set([_KeyCache.identity(of: _ProbeKeys.alpha)?.type, _KeyCache.identity(of: _ProbeWide.k0)?.type])
+      guard types.count == 2, !types.contains(nil) else { return "two key types share an identity" }
+      return nil
+    },
+  ])
+}()
+
+// MARK: - A1: metadata kind
+
+@usableFromInline let _metadataKindEnum: UInt = 0x201
+
+/// The metadata kind word of `type`.
+@inline(__always)
+func _metadataKind(_ type: Any.Type) -> UInt {
+  unsafeBitCast(type, to: UnsafeRawPointer.self).load(as: UInt.self)
+}
+
+/// Whether `type` is an enum (not `Optional`, which has its own metadata kind). Needed by
+/// both codecs (A1).
+@inline(__always)
+func _isEnumType(_ type: Any.Type) -> Bool {
+  _rawIsEnumType(type)
+}
+
+@inline(__always)
+func _rawIsEnumType(_ type: Any.Type) -> Bool {
+  _metadataKind(type) == _metadataKindEnum
+}
+
+// MARK: - A2: case counts
+
+/// The number of cases of a payload-less enum, or nil when `type` is not one (or its layout
+/// is not the one we know how to build values for, or A2/A3 failed on this runtime).
+func _payloadlessCaseCount(_ type: Any.Type) -> Int? {
+  guard _wireRuntimeChecks.enumMetadataTrusted else { return nil }
+  return _rawPayloadlessCaseCount(type)
+}
+
+func _rawPayloadlessCaseCount(_ type: Any.Type) -> Int? {
+  #if _endian(little) && (arch(x86_64) || arch(arm64))
+  let metadata = unsafeBitCast(type, to: UnsafeRawPointer.self)
+  guard metadata.load(as: UInt.self) == _metadataKindEnum,
+    let descriptor = metadata.load(fromByteOffset: 8, as: UnsafeRawPointer?.self)
+  else { return nil }
+  guard descriptor.load(as: UInt32.self) & 0x1F == 18,  // context kind: enum
+    descriptor.load(fromByteOffset: 20, as: UInt32.self) & 0x00FF_FFFF == 0  // no payload cases
+  else { return nil }
+  let cases = Int(descriptor.load(fromByteOffset: 24, as: UInt32.self))
+  // Cross-check with the value witness table: size and extra inhabitants must be exactly
+  // those of a plain tag of `cases` values.
+  let witnesses = metadata.load(fromByteOffset: -8, as: UnsafeRawPointer.self)
+  let size = witnesses.load(fromByteOffset: 64, as: UInt.self)
+  let extraInhabitants = Int(witnesses.load(fromByteOffset: 84, as: UInt32.self))
+  switch cases {
+  case 0, 1:
+    guard size == 0, extraInhabitants == 0 else { return nil }
+  case 2...256:
+    guard size == 1, extraInhabitants == 256 - cases else { return nil }
+  case 257...65536:
+    guard size == 2, extraInhabitants == 65536 - cases else { return nil }
+  default:
+    return nil
+  }
+  return cases
+  #else
+  return nil
+  #endif
+}
+
+// MARK: - A3: values from tags
+
+/// All values of a payload-less enum, in declaration order, or nil when `T` is not one.
+func _payloadlessCases<T>(of type: T.Type) -> [T]? {
+  guard _wireRuntimeChecks.enumMetadataTrusted else { return nil }
+  return _rawPayloadlessCases(of: T.self)
+}
+
+func _rawPayloadlessCases<T>(of type: T.Type) -> [T]? {
+  guard let count = _rawPayloadlessCaseCount(T.self),
+    MemoryLayout<T>.size <= 2, MemoryLayout<T>.alignment <= 8
+  else { return nil }
+  var result: [T] = []
+  result.reserveCapacity(count)
+  for tag in 0..<count {
+    var raw = UInt64(tag)
+    result.append(withUnsafeBytes(of: &raw) { $0.load(as: T.self) })
+  }
+  return result
+}
+
+/// The case names of a `CodingKey` enum such as a synthesized `CodingKeys`, in declaration
+/// order; nil when `K` is not a payload-less enum or its names do not round-trip.
+func _codingKeyCases<K: CodingKey>(of type: K.Type) -> [K]? {
+  guard let cases = _payloadlessCases(of: K.self) else { return nil }
+  for value in cases {
+    // Sanity check: the name must map back to the same case.
+    guard let back = K(stringValue: value.stringValue),
+      _sameBits(back, value)
+    else { return nil }
+  }
+  return cases
+}
+
+/// Whether `K` is a single-case key enum whose only key is `_0` (the keys of a case with
+/// one unlabeled associated value).
+func _isSinglePositionalKeys<K: CodingKey>(_ type: K.Type) -> Bool {
+  guard _payloadlessCaseCount(K.self) == 1, let keys = _payloadlessCases(of: K.self) else {
+    return false
+  }
+  return keys[0].stringValue == "_0"
+}
+
+/// Whether the keys of a payload-less `CodingKey` enum with `count` cases are exactly
+/// `_0`, `_1`, … (the keys of a case whose values are all unlabeled).
+func _allPositional<K: CodingKey>(_ type: K.Type, count: Int) -> Bool {
+  guard count > 0 else { return false }
+  for i in 0..<count where K(stringValue: "_\(i)") == nil { return false }
+  return true
+}
+
+private func _sameBits<T>(_ a: T, _ b: T) -> Bool {
+  var a = a, b = b
+  return withUnsafeBytes(of: &a) { pa in
+    withUnsafeBytes(of: &b) { pb in pa.elementsEqual(pb) }
+  }
+}
+
+// MARK: - A4, A5: container boxes
+
+/// Whether a `KeyedEncodingContainer` is exactly one strong reference to its box, so a box
+/// can be kept and handed out again (fast path; A4).
+let _canReuseKeyedBoxes: Bool = _wireFastPaths && _keyedBoxIsOneReference(encoding: true)
+
+/// Whether a `KeyedDecodingContainer` is exactly one strong reference to its box (fast path;
+/// A5).
+let _canReuseKeyedDecodingBoxes: Bool = _wireFastPaths && _keyedBoxIsOneReference(encoding: false)
+
+private func _keyedBoxIsOneReference(encoding: Bool) -> Bool {
+  let object: AnyObject
+  if encoding {
+    guard MemoryLayout<KeyedEncodingContainer<_StringKey>>.size == MemoryLayout<AnyObject>.size,
+      MemoryLayout<KeyedEncodingContainer<_StringKey>>.alignment == MemoryLayout<AnyObject>.alignment
+    else { return false }
+    object = unsafeBitCast(KeyedEncodingContainer(_InertKeyedEncoder<_StringKey>()), to: AnyObject.self)
+  } else {
+    guard MemoryLayout<KeyedDecodingContainer<_StringKey>>.size == MemoryLayout<AnyObject>.size,
+      MemoryLayout<KeyedDecodingContainer<_StringKey>>.alignment == MemoryLayout<AnyObject>.alignment
+    else { return false }
+    object = unsafeBitCast(KeyedDecodingContainer(_InertKeyedDecoder<_StringKey>()), to: AnyObject.self)
+  }
+  // `Swift._typeName` rather than `String(describing:)`: Mirror needs ~20 KB more stack.
+  let name = Swift._typeName(type(of: object), qualified: false)
+  return name.contains(encoding ? "KeyedEncodingContainerBox" : "KeyedDecodingContainerBox")
+}
+
+// MARK: - A6: key identity
+
+extension _KeyCache {
+  /// The identity of `key` for caching, or nil when its type is not a small payload-less enum.
+  @inline(__always)
+  static func identity<K: CodingKey>(of key: K) -> (type: UInt, tag: UInt)? {
+    guard MemoryLayout<K>.size <= 2, _isEnumType(K.self) else { return nil }
+    let type = unsafeBitCast(K.self as Any.Type, to: UInt.self)
+    switch MemoryLayout<K>.size {
+    case 0: return (type, 0)
+    case 1: return (type, UInt(unsafeBitCast(key, to: UInt8.self)))
+    default: return (type, UInt(unsafeBitCast(key, to: UInt16.self)))
+    }
+  }
+}
