@@ -113,7 +113,7 @@ fuzz:
 	    -L.build-fuzz-lib/release -lreducerkit -L$(SWIFT_RUNTIME_DIR) -ldispatch -lBlocksRuntime -lpthread \
 	    -fuse-ld=lld -Wl,-rpath,$(abspath .build-fuzz-lib/release) -Wl,-rpath,$(SWIFT_RUNTIME_DIR); \
 	  mkdir -p $(BUILD)/fuzz/corpus-$$n; echo "== $$f for $(FUZZ_SECONDS) s"; \
-	  status=0; LSAN_OPTIONS=suppressions=$(abspath Tests/sanitizers/lsan.supp) $(BUILD)/fuzz/$$f -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=30 \
+	  status=0; REDUCERKIT_WIRE_CHECK=1 LSAN_OPTIONS=suppressions=$(abspath Tests/sanitizers/lsan.supp) $(BUILD)/fuzz/$$f -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=30 \
 	    -print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz/$$n- $(BUILD)/fuzz/corpus-$$n \
 	    Tests/fuzz/corpus/$$n > $(BUILD)/fuzz/$$n.log 2>&1 || status=$$?; \
 	  grep -E "^#[0-9]+ +DONE|stat::number_of_executed_units|ERROR|fuzz check failed|SUMMARY" $(BUILD)/fuzz/$$n.log || true; \
@@ -122,16 +122,20 @@ fuzz:
 test-swift:
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
-	@echo "== the Wire tests again, with the codec's layout-dependent fast paths off"
+	@echo "== the Wire tests again, on the reference codec (fast paths off)"
 	REDUCERKIT_WIRE_FAST_PATHS=0 $(SWIFT) test --skip-build --filter ReducerKitWireTests
+	@echo "== every Swift test again, each encode and decode run by both codecs and compared"
+	REDUCERKIT_WIRE_CHECK=1 $(SWIFT) test --skip-build
 
 test-c: $(CTESTS)
 	$(CC) $(CFLAGS_C) -fsyntax-only Tests/c/header_only.c
 	$(CXX) -std=c++11 -Wall -Wextra -pedantic -Werror -Iinclude -x c++ -fsyntax-only Tests/c/header_only.c
 	@set -e; for t in $(CTESTS); do echo "== $$t"; REDUCERKIT_SCENARIOS=Tests/scenarios $$t; done
 	@set -e; for t in test_features test_bad_input test_scenarios; do \
-	  echo "== $$t, the codec's fast paths off"; \
-	  REDUCERKIT_WIRE_FAST_PATHS=0 REDUCERKIT_SCENARIOS=Tests/scenarios $(BUILD)/c/$$t; done
+	  echo "== $$t, on the reference codec (fast paths off)"; \
+	  REDUCERKIT_WIRE_FAST_PATHS=0 REDUCERKIT_SCENARIOS=Tests/scenarios $(BUILD)/c/$$t; \
+	  echo "== $$t, both codecs on every call, compared"; \
+	  REDUCERKIT_WIRE_CHECK=1 REDUCERKIT_SCENARIOS=Tests/scenarios $(BUILD)/c/$$t; done
 
 test-valgrind: $(CTESTS)
 	@set -e; for t in $(CTESTS); do echo "== valgrind $$t"; REDUCERKIT_SCENARIOS=Tests/scenarios RK_UNDER_VALGRIND=1 $(VALGRIND) $$t; done

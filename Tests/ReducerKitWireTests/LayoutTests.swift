@@ -6,6 +6,10 @@
 import Testing
 @testable import ReducerKitWire
 
+/// The toolchain upgrade check: every assumption the codec makes about the Swift runtime
+/// (listed in Sources/ReducerKitWire/Internal/ABI/Runtime.swift) must hold. At run time a failed
+/// check only turns the fast paths off (or drops key lists from messages); here it fails
+/// loudly, naming the assumption and what was read, so an upgrade is a change to that file.
 @Suite struct LayoutTests {
   /// Whether this run asked for the plain paths (`REDUCERKIT_WIRE_FAST_PATHS=0`).
   static var fastPathsRequested: Bool {
@@ -13,21 +17,21 @@ import Testing
     return String(cString: value) != "0"
   }
 
-  /// The switch follows the environment, so the run with the fast paths off really runs the
-  /// plain paths (`make test` runs this suite both ways).
-  @Test func theFastPathSwitchFollowsTheEnvironment() {
-    #expect(_wireFastPaths == Self.fastPathsRequested)
+  @Test func everyRuntimeAssumptionHoldsOnThisToolchain() {
+    let checks = _wireRuntimeChecks.checks
+    #expect(checks.map { String($0.id.prefix(2)) } == ["A1", "A2", "A3", "A4", "A5", "A6"])
+    for check in checks {
+      #expect(
+        check.failure == nil,
+        "runtime assumption \(check.id) no longer holds on this toolchain: \(check.failure ?? ""). See Sources/ReducerKitWire/Internal/ABI/Runtime.swift")
+    }
   }
 
-  /// With the fast paths on, the codec reuses keyed-container boxes only when its run-time
-  /// layout check holds. If a toolchain changed the layout it checks, this fails (the codec
-  /// itself would silently fall back and get slower).
-  @Test func keyedContainerBoxesCanBeReused() {
-    #expect(
-      _canReuseKeyedDecodingBoxes == _wireFastPaths,
-      "the decoder's box-reuse check failed on this toolchain: KeyedDecodingContainer is no longer one reference to a KeyedDecodingContainerBox (DecodingContainers.swift, _canReuseKeyedDecodingBoxes)")
-    #expect(
-      _canReuseKeyedBoxes == _wireFastPaths,
-      "the encoder's box-reuse check failed on this toolchain: KeyedEncodingContainer is no longer one reference to a KeyedEncodingContainerBox (EncoderImpl.swift, _canReuseKeyedBoxes)")
+  /// The switch follows the environment (with every check holding), so the run with the fast
+  /// paths off really runs the reference codec.
+  @Test func theFastPathSwitchFollowsTheEnvironment() {
+    #expect(_wireFastPaths == Self.fastPathsRequested)
+    #expect(_canReuseKeyedDecodingBoxes == _wireFastPaths)
+    #expect(_canReuseKeyedBoxes == _wireFastPaths)
   }
 }

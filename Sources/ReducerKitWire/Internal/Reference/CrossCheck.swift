@@ -137,3 +137,48 @@ func _requireAgreement(_ what: String, _ type: Any.Type, _ outcomes: (fast: _Cod
     "ReducerKit wire cross-check failed: the fast and reference codecs differ \(what) \(_typeName(type))\n"
       + "  fast:      \(outcomes.fast)\n  reference: \(outcomes.reference)")
 }
+
+/// Runs `count` random values for `T`'s JSON Schema (every third one with a defect) through
+/// both decoders, and every value read through both encoders (with and without explicit
+/// nulls). Returns the disagreements and how many inputs decoded (so a caller can tell the
+/// run was not vacuous).
+func _differentialRun<T: Codable>(_ type: T.Type, rootNoun: String, count: Int, seed: UInt64)
+  -> (failures: [String], decoded: Int)
+{
+  let schema = jsonSchema(for: T.self)
+  var sampler = _SchemaSampler(seed: seed)
+  var failures: [String] = []
+  var decoded = 0
+  for i in 0..<count {
+    var input = sampler.sample(schema)
+    if i % 3 == 2 { input = sampler.mutate(input) }
+    failures += _differentialCheck(T.self, input: input, rootNoun: rootNoun)
+    if let value = try? _fastDecode(T.self, from: input, rootNoun: rootNoun) {
+      decoded += 1
+      _ = value
+    }
+  }
+  return (failures, decoded)
+}
+
+/// Both decoders on `input`, and both encoders on what was read. Returns the disagreements.
+func _differentialCheck<T: Codable>(_ type: T.Type, input: JSONValue, rootNoun: String) -> [String] {
+  var failures: [String] = []
+  let decoded = _decodeBothWays(T.self, from: input, rootNoun: rootNoun)
+  if !decoded.fast.agrees(with: decoded.reference) {
+    failures.append(
+      "decoding \(_typeName(T.self)) from \(_truncated(input.serialized(), to: 500))\n"
+        + "  fast:      \(decoded.fast)\n  reference: \(decoded.reference)")
+  }
+  if let value = try? _fastDecode(T.self, from: input, rootNoun: rootNoun) {
+    for explicitNulls in [false, true] {
+      let encoded = _encodeBothWays(value, explicitNulls: explicitNulls)
+      if !encoded.fast.agrees(with: encoded.reference) {
+        failures.append(
+          "encoding \(_typeName(T.self)) read from \(_truncated(input.serialized(), to: 500))\n"
+            + "  fast:      \(encoded.fast)\n  reference: \(encoded.reference)")
+      }
+    }
+  }
+  return failures
+}
