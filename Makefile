@@ -5,6 +5,7 @@
 #   make lib     build/libreducerkit.so (Swift runtime linked statically)
 
 SWIFT      ?= swift
+SWIFTC     ?= swiftc
 CC         ?= cc
 PYTHON     ?= python3
 BUILD      := build
@@ -103,15 +104,28 @@ FUZZ_SECONDS ?= 20
 test-fuzz:
 	$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=20
 
-FUZZERS    := fuzz_send fuzz_create fuzz_resolve
-fuzz:
+FUZZERS    := fuzz_json fuzz_send fuzz_create fuzz_resolve
+WIRE_SOURCES := $(shell find Sources/ReducerKitWire -name '*.swift')
+# The JSON parser and codec harness: the ReducerKitWire sources compiled with it (it reaches
+# their internals), with AddressSanitizer and libFuzzer.
+$(BUILD)/fuzz/fuzz_json: Tests/fuzz/fuzz_json.swift $(WIRE_SOURCES) Sources/CReducerKitShims/shims.c
+	@mkdir -p $(BUILD)/fuzz/shims
+	@printf 'module CReducerKitShims {\n  header "%s"\n  export *\n}\n' \
+	  "$(abspath Sources/CReducerKitShims/include/CReducerKitShims.h)" > $(BUILD)/fuzz/shims/module.modulemap
+	clang -c -g -O1 -fsanitize=fuzzer-no-link,address -ISources/CReducerKitShims/include \
+	  Sources/CReducerKitShims/shims.c -o $(BUILD)/fuzz/shims.o
+	$(SWIFTC) -O -g -swift-version 6 -sanitize=fuzzer,address -parse-as-library -use-ld=lld \
+	  -module-name ReducerKitWireFuzz -I $(BUILD)/fuzz/shims $(WIRE_SOURCES) Tests/fuzz/fuzz_json.swift \
+	  $(BUILD)/fuzz/shims.o -o $@
+fuzz: $(BUILD)/fuzz/fuzz_json
 	$(SWIFT) build -c release --sanitize=address --scratch-path .build-fuzz-lib --product reducerkit \
 	  -Xswiftc -sanitize=fuzzer
 	@mkdir -p $(BUILD)/fuzz
 	@set -e; for f in $(FUZZERS); do n=$${f#fuzz_}; \
+	  if [ $$f != fuzz_json ]; then \
 	  clang -g -O1 -fsanitize=fuzzer,address -Iinclude -o $(BUILD)/fuzz/$$f Tests/fuzz/$$f.c \
 	    -L.build-fuzz-lib/release -lreducerkit -L$(SWIFT_RUNTIME_DIR) -ldispatch -lBlocksRuntime -lpthread \
-	    -fuse-ld=lld -Wl,-rpath,$(abspath .build-fuzz-lib/release) -Wl,-rpath,$(SWIFT_RUNTIME_DIR); \
+	    -fuse-ld=lld -Wl,-rpath,$(abspath .build-fuzz-lib/release) -Wl,-rpath,$(SWIFT_RUNTIME_DIR); fi; \
 	  mkdir -p $(BUILD)/fuzz/corpus-$$n; echo "== $$f for $(FUZZ_SECONDS) s"; \
 	  status=0; REDUCERKIT_WIRE_CHECK=1 LSAN_OPTIONS=suppressions=$(abspath Tests/sanitizers/lsan.supp) $(BUILD)/fuzz/$$f -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=30 \
 	    -print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz/$$n- $(BUILD)/fuzz/corpus-$$n \

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Writes the fuzzers' seed corpora (Tests/fuzz/corpus/*) from the scenarios and the shipped
-features' initial states. Each seed is the harness's input: a selector byte, then the text."""
+features' initial states. Each seed is the harness's input: a selector byte, then the text
+(for `json`, the text alone)."""
 import glob, hashlib, json, os, sys
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -8,7 +9,7 @@ out = os.path.join(root, "Tests", "fuzz", "corpus")
 features = ["counter", "todos", "search"]
 
 def write(harness, selector, text):
-    data = bytes([selector]) + text.encode()
+    data = (bytes([selector]) if selector is not None else b"") + text.encode()
     d = os.path.join(out, harness)
     os.makedirs(d, exist_ok=True)
     name = hashlib.sha1(data).hexdigest()[:16]
@@ -17,6 +18,7 @@ def write(harness, selector, text):
 
 for path in sorted(glob.glob(os.path.join(root, "Tests", "scenarios", "*.json"))):
     sc = json.load(open(path))
+    write("json", None, open(path).read())
     k = features.index(sc["feature"])
     options = {"clock": sc.get("clock", "test")}
     if sc.get("initial_state") is not None:
@@ -28,10 +30,17 @@ for path in sorted(glob.glob(os.path.join(root, "Tests", "scenarios", "*.json"))
         for key in ("send", "receive"):
             if key in step:
                 write("send", k, json.dumps(step[key]))
+                write("json", None, json.dumps(step[key]))
             if "state" in step:
                 write("create", k, json.dumps({"initial_state": step["state"]}))
         if "resolve" in step:
             write("resolve", 1 if sc["feature"] == "search" else 0, json.dumps(step["response"]))
+for text in ['{"setCount": -3}', '{"move": [1, 2]}', '{"addTodo": {"title": "Milk", "note": null}}',
+             '{"child": {"element": {"id": 3, "action": "active"}}}', '{"mixed": {"_0": 1, "label": "x"}}',
+             '{"count": 1, "ratio": 0.5, "title": "t", "flags": [true], "tags": {"a": 1},'
+             ' "items": [{"id": 18446744073709551615, "f": 0.1, "child": "toggle"}], "extra": [1e400, "\\u00e9"]}',
+             '[1, -0.0, 1.5e-7, 123456789012345678901234567890, "\\ud83d\\ude00", null, {}, []]']:
+    write("json", None, text)
 write("resolve", 0, '"a fact"')
 write("resolve", 1, '["apple", "apricot"]')
 print("seeds in", out)

@@ -1,0 +1,84 @@
+/*
+ * Effects that outlive their store's use: random action sequences on `search` (the debounced
+ * effect sleeps on the test clock, and a new query cancels the sleeping one) and `counter`
+ * (a timer, a fact), with stores destroyed while effects sleep, then recreated. Every effect's
+ * task must end when its store is destroyed: under `make test-valgrind` (definite leaks are
+ * errors) and `make test-asan` (LeakSanitizer), a task that never finished would leave its
+ * Effect.run box and closure unreachable and fail this test.
+ */
+#include "rk_test.h"
+
+#include <stdint.h>
+
+static uint64_t rng = 0x9E3779B97F4A7C15u;
+
+static unsigned next_random(unsigned below) {
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (unsigned)(rng % below);
+}
+
+static void random_search_run(int steps) {
+    static const char *queries[] = {"\"\"", "\"s\"", "\"sw\"", "\"swi\"", "\"pe\"", "\"a\""};
+    rk_store *s = CREATE("search", "{\"clock\":\"test\"}");
+    char action[64];
+    int i;
+    for (i = 0; i < steps; i++) {
+        switch (next_random(4)) {
+        case 0:
+        case 1:
+            snprintf(action, sizeof action, "{\"queryChanged\":%s}", queries[next_random(6)]);
+            CHECK_OK(rk_store_send(s, action));
+            break;
+        case 2:
+            CHECK_OK(rk_store_advance_clock(s, (int64_t)next_random(400)));
+            break;
+        default:
+            break; /* destroy with whatever is sleeping */
+        }
+    }
+    rk_store_destroy(s);
+}
+
+static void random_counter_run(int steps) {
+    static const char *actions[] = {"\"increment\"", "\"toggleTimer\"", "\"factButtonTapped\"",
+                                    "\"decrement\""};
+    rk_store *s = CREATE("counter", "{\"clock\":\"test\"}");
+    int i;
+    for (i = 0; i < steps; i++) {
+        if (next_random(3) == 0) {
+            CHECK_OK(rk_store_advance_clock(s, (int64_t)next_random(2500)));
+        } else {
+            CHECK_OK(rk_store_send(s, actions[next_random(4)]));
+        }
+    }
+    rk_store_destroy(s);
+}
+
+/* A store destroyed while its only effect sleeps, many times: the sleeping tasks end. */
+static void test_destroyed_while_debouncing(void) {
+    int i, rounds = rk_t_under_valgrind() ? 50 : 1000;
+    for (i = 0; i < rounds; i++) {
+        rk_store *s = CREATE("search", "{\"clock\":\"test\"}");
+        uint64_t effects = 0;
+        CHECK_OK(rk_store_send(s, "{\"queryChanged\":\"sw\"}"));
+        CHECK_OK(rk_store_effect_count(s, &effects));
+        CHECK(effects == 1);
+        rk_store_destroy(s);
+    }
+}
+
+static void test_random_sequences(void) {
+    int i, rounds = rk_t_under_valgrind() ? 30 : 500;
+    for (i = 0; i < rounds; i++) {
+        random_search_run(1 + (int)next_random(20));
+        random_counter_run(1 + (int)next_random(20));
+    }
+}
+
+int main(void) {
+    test_destroyed_while_debouncing();
+    test_random_sequences();
+    RK_TEST_EXIT();
+}
