@@ -14,3 +14,6 @@ mkdir -p "$root/build/examples"
 cc -std=c99 -Wall -Wextra -pedantic -Werror -I"$root/include" driver.c \
   -L"$lib" -lscoreboard -Wl,-rpath,"$lib" -o "$root/build/examples/scoreboard_driver"
 "$root/build/examples/scoreboard_driver"
+# Again with every encode and decode run by both of the library's codecs and compared (a
+# difference stops the driver with a report).
+REDUCERKIT_WIRE_CHECK=1 "$root/build/examples/scoreboard_driver"

@@ -81,11 +81,16 @@ struct _RuntimeCheck: Sendable {
 }
 
 struct _RuntimeChecks: Sendable {
-  var checks: [_RuntimeCheck]
+  let checks: [_RuntimeCheck]
+  /// The fast paths' assumptions (A4–A6) hold.
+  let allFastPathChecksHold: Bool
+  /// The enum metadata reads (A2, A3) can be trusted.
+  let enumMetadataTrusted: Bool
 
-  var allFastPathChecksHold: Bool { checks.allSatisfy { !$0.fastPathOnly || $0.failure == nil } }
-  var enumMetadataTrusted: Bool {
-    checks.allSatisfy { $0.fastPathOnly || $0.id.hasPrefix("A1") || $0.failure == nil }
+  init(checks: [_RuntimeCheck]) {
+    self.checks = checks
+    allFastPathChecksHold = checks.allSatisfy { !$0.fastPathOnly || $0.failure == nil }
+    enumMetadataTrusted = checks.allSatisfy { $0.fastPathOnly || $0.id.hasPrefix("A1") || $0.failure == nil }
   }
 }
 
@@ -151,6 +156,9 @@ let _wireRuntimeChecks: _RuntimeChecks = {
   ])
 }()
 
+/// A2 and A3 held (read once).
+let _enumMetadataTrusted: Bool = _wireRuntimeChecks.enumMetadataTrusted
+
 // MARK: - A1: metadata kind
 
 @usableFromInline let _metadataKindEnum: UInt = 0x201
@@ -178,7 +186,7 @@ func _rawIsEnumType(_ type: Any.Type) -> Bool {
 /// The number of cases of a payload-less enum, or nil when `type` is not one (or its layout
 /// is not the one we know how to build values for, or A2/A3 failed on this runtime).
 func _payloadlessCaseCount(_ type: Any.Type) -> Int? {
-  guard _wireRuntimeChecks.enumMetadataTrusted else { return nil }
+  guard _enumMetadataTrusted else { return nil }
   return _rawPayloadlessCaseCount(type)
 }
 
@@ -217,7 +225,7 @@ func _rawPayloadlessCaseCount(_ type: Any.Type) -> Int? {
 
 /// All values of a payload-less enum, in declaration order, or nil when `T` is not one.
 func _payloadlessCases<T>(of type: T.Type) -> [T]? {
-  guard _wireRuntimeChecks.enumMetadataTrusted else { return nil }
+  guard _enumMetadataTrusted else { return nil }
   return _rawPayloadlessCases(of: T.self)
 }
 

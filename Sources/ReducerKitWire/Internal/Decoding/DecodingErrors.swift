@@ -71,7 +71,9 @@ func _unknownKeyError<Key: CodingKey>(_ name: String, _ keyType: Key.Type, path 
 }
 
 /// The storage of the nested container for an enum case's payload. `bare`: the case was
-/// written as a bare string (`"setCount"`), so no value was given.
+/// written as a bare string (`"setCount"`), so no value was given. (Inlined: it runs for every
+/// enum payload the fast decoder reads, specialized per key type.)
+@inline(__always)
 func _payloadStorage<NK: CodingKey>(
   _ value: JSONValue, keys: NK.Type, caseName: String, bare: Bool, path makePath: () -> [_PathEntry]
 ) throws -> _KeyedStorage {
