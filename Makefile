@@ -3,6 +3,9 @@
 #   make test    every test: Swift, C (plus valgrind), the C examples, the user-package example, Python, 20 s of each fuzzer
 #   make bench   the benchmarks (release builds)
 #   make lib     build/libreducerkit.so (Swift runtime linked statically)
+#   make install PREFIX=...   the header, the library (soname, links), pkg-config; make uninstall
+#   make wheel   dist/reducerkit-VERSION-py3-none-PLATFORM.whl, carrying the library
+#   make docs    build/docs: DocC for the Swift modules, pdoc for the Python package
 
 SWIFT      ?= swift
 CC         ?= cc
@@ -90,7 +93,7 @@ $(BUILD)/examples/%_c: examples/c/%.c include/reducerkit.h $(LIB)
 test-examples: $(CEXAMPLES)
 	@set -e; for e in $(CEXAMPLES); do echo "== $$e"; (cd / && $(abspath .)/$$e); done
 
-test: deps lib test-swift test-user-package test-c test-valgrind test-examples test-custom test-python test-embed test-fuzz
+test: deps lib test-swift test-docs test-user-package test-c test-valgrind test-examples test-custom test-python test-embed test-install test-wheel test-fuzz
 	@echo "make test: all suites passed"
 
 # Everything, plus the sanitizer runs (not in `make test`: they add two instrumented builds).
