@@ -16,11 +16,13 @@ let package = Package(
   traits: [
     .trait(
       name: "IdentifiedCollections",
-      description: "forEach over IdentifiedArray (swift-identified-collections). It imports "
-        + "Foundation, so a library built with it carries all of Foundation and ICU (~70 MB); "
-        + "libreducerkit.so is built without it."
+      description: "forEach over IdentifiedArray (swift-identified-collections). Off by default: "
+        + "that package imports Foundation, so a statically linked library built with it carries "
+        + "all of Foundation and ICU (~60 MB more). Turn it on with "
+        + "`.package(url: ..., traits: [\"IdentifiedCollections\"])`."
     ),
-    .default(enabledTraits: ["IdentifiedCollections"]),
+    // No default traits: a user's library (see "Exposing your own features") stays small.
+    .default(enabledTraits: []),
   ],
   dependencies: [
     .package(url: "https://github.com/pointfreeco/swift-identified-collections", from: "1.1.1"),

@@ -28,6 +28,11 @@
  *     RK_ERR_MISUSE, saying to create stores after forking: its effects ran on threads that
  *     the child does not have. rk_store_destroy() of such a store only forgets it. Stores the
  *     child creates itself work as usual.
+ *   - Linking: pkg-config --cflags --libs reducerkit (after make install), or -Lbuild
+ *     -lreducerkit in the checkout. libreducerkit.so (soname libreducerkit.so.<major>) exports
+ *     exactly the RK_API functions below and the registration hook
+ *     void reducerkit_register_features(void), which a library exposing its own features
+ *     defines instead (README: "Exposing your own features"); nothing else.
  */
 #ifndef REDUCERKIT_H
 #define REDUCERKIT_H

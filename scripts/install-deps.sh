@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
 # Installs what `make test` needs on a fresh Debian machine with the Swift toolchain:
-# valgrind and the Python headers (apt), pytest and jsonschema (pip). Skips what is already there.
+# valgrind, the Python headers and pkg-config (apt), pytest, jsonschema and pdoc (pip), and
+# Python's venv module (apt, where Debian splits it out). Skips what is already there.
 set -euo pipefail
 need_apt=()
 command -v valgrind >/dev/null 2>&1 || need_apt+=(valgrind)
 command -v readelf >/dev/null 2>&1 || need_apt+=(binutils)
 command -v c++ >/dev/null 2>&1 || need_apt+=(g++)
+# make test-install builds a program with the installed library's pkg-config file.
+command -v pkg-config >/dev/null 2>&1 || need_apt+=(pkg-config)
 python3 -c 'import sysconfig, os, sys; sys.exit(0 if os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")) else 1)' \
   || need_apt+=(libpython3-dev)
+# make test-wheel installs the wheel into a fresh venv (Debian's python3 needs python3-venv).
+python3 -c 'import ensurepip, venv' 2>/dev/null || need_apt+=(python3-venv)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "installing: ${need_apt[*]}"
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
@@ -17,3 +22,5 @@ fi
 python3 -c 'import pytest' 2>/dev/null || python3 -m pip install -q pytest
 # The schema-agreement test validates with a Draft 2020-12 validator.
 python3 -c 'import jsonschema' 2>/dev/null || python3 -m pip install -q jsonschema
+# make docs (and its smoke check in make test): the Python API docs.
+python3 -c 'import pdoc' 2>/dev/null || python3 -m pip install -q pdoc

@@ -1,13 +1,38 @@
 #!/usr/bin/env bash
-# Builds the user package's own dynamic library and drives its feature from C.
+# Builds the user package's own dynamic library as the README's "Exposing your own features"
+# says (its Package.swift is the README's, but for the dependency by path), checks that it
+# links without warnings, carries the Swift runtime and stays at most 20 MB with the default
+# settings, and drives its feature from C.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 cd "$here"
-swift build -c release -Xswiftc -static-stdlib --product scoreboard
+max_bytes=$((20 * 1024 * 1024))
+
+# The README's Package.swift block is this package's, with the README's URL for the path.
+snippets=$(mktemp -d)
+trap 'rm -rf "$snippets"' EXIT
+python3 "$root/scripts/readme-snippets.py" "$root/README.md" "$snippets" custom-feature >/dev/null
+if ! diff -u <(sed -E 's|\.package\(url: "[^"]+", branch: "main"\)|.package(name: "ReducerKit", path: "../..")|' \
+    "$snippets/Package.swift") Package.swift; then
+  echo "custom-feature: Package.swift differs from the README's (above; - README, + here)" >&2
+  exit 1
+fi
+
+swift build -c release -Xswiftc -static-stdlib --product scoreboard 2>&1 | tee "$snippets/build.log"
+if grep -q "warning:" "$snippets/build.log"; then
+  echo "custom-feature: the build printed warnings (above)" >&2
+  exit 1
+fi
 lib="$here/.build/release"
 if readelf -d "$lib/libscoreboard.so" | grep NEEDED | grep -qE 'libswift|libFoundation'; then
   echo "libscoreboard.so depends on the Swift runtime" >&2
+  exit 1
+fi
+size=$(stat -L -c %s "$lib/libscoreboard.so")
+echo "custom-feature: libscoreboard.so is $((size / 1024 / 1024)) MB ($size bytes; at most $max_bytes)"
+if [ "$size" -gt "$max_bytes" ]; then
+  echo "custom-feature: libscoreboard.so is larger than 20 MB: is Foundation linked in?" >&2
   exit 1
 fi
 mkdir -p "$root/build/examples"

@@ -105,13 +105,13 @@ def test_unknown_feature_and_missing_file(cli: Run, tmp_path: Path) -> None:
 
 
 def test_missing_library(cli: Run, child_env: dict[str, str], tmp_path: Path) -> None:
-    from reducerkit import _native
-    if (_native.PACKAGE_DIR / _native.library_file_name()).exists():
-        pytest.skip("the installed package ships a library: the search finds it")
+    """A missing $REDUCERKIT_LIB is an error even when the package carries a library."""
     env = dict(child_env, REDUCERKIT_LIB=str(tmp_path / "nope.so"))
     done = cli("features", env=env)
-    assert done.returncode == 1 and "tried, in order" in done.stderr
-    assert "nope.so" in done.stderr
+    assert done.returncode == 1
+    assert f"$REDUCERKIT_LIB={tmp_path / 'nope.so'} does not exist" in done.stderr
+    done = cli("--lib", str(tmp_path / "other.so"), "features")
+    assert done.returncode == 1 and "other.so, does not exist" in done.stderr
 
 
 def test_progress_bar(cli: Run, tmp_path: Path) -> None:

@@ -119,19 +119,59 @@ def test_loaded_library(lib: _native.Library) -> None:
     assert "0x" not in repr(lib) and lib.path in repr(lib)
 
 
-def test_error_lists_every_place_tried(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setenv("REDUCERKIT_LIB", str(tmp_path / "from-env.so"))
-    monkeypatch.setattr(_native, "PACKAGE_DIR", tmp_path / "package")
+def test_a_missing_explicit_path_is_an_error_not_a_fallback(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, lib: _native.Library) -> None:
+    """A working library in $REDUCERKIT_LIB and in the package must not stand in for it."""
+    monkeypatch.setenv("REDUCERKIT_LIB", lib.path)
+    package = tmp_path / "package"
+    package.mkdir()
+    shutil.copy(lib.path, package / _native.library_file_name())
+    monkeypatch.setattr(_native, "PACKAGE_DIR", package)
     with pytest.raises(LibraryNotFoundError) as info:
         _native.load(tmp_path / "explicit.so")
     message = str(info.value)
-    explicit = message.index("explicit.so")
-    env = message.index("from-env.so")
-    package = message.index(str(tmp_path / "package" / "libreducerkit.so"))
-    assert explicit < env < package
-    assert [where.split(":")[0] for where, _ in info.value.tried] == [
-        "explicit path", "$REDUCERKIT_LIB", "package data"]
+    assert f"the path given, {tmp_path / 'explicit.so'}, does not exist" in message
+    assert "never replaced by another copy" in message
+    assert info.value.tried == [(f"explicit path: {tmp_path / 'explicit.so'}", "does not exist")]
     assert isinstance(info.value, OSError)
+    with pytest.raises(LibraryNotFoundError, match="explicit.so"):
+        reducerkit.Store("counter", library=tmp_path / "explicit.so")
+
+
+def test_a_missing_env_path_is_an_error_not_a_fallback(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, lib: _native.Library) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("REDUCERKIT_LIB", "relative/missing.so")
+    package = tmp_path / "package"
+    package.mkdir()
+    shutil.copy(lib.path, package / _native.library_file_name())
+    monkeypatch.setattr(_native, "PACKAGE_DIR", package)
+    with pytest.raises(LibraryNotFoundError) as info:
+        _native.load()
+    message = str(info.value)
+    assert (f"$REDUCERKIT_LIB=relative/missing.so ({tmp_path / 'relative' / 'missing.so'}) "
+            f"does not exist") in message
+    assert "unset $REDUCERKIT_LIB" in message
+    assert [where for where, _ in info.value.tried] == ["$REDUCERKIT_LIB: relative/missing.so"]
+
+
+def test_a_package_without_the_library_says_how_to_get_it(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv("REDUCERKIT_LIB", raising=False)
+    monkeypatch.setattr(_native, "PACKAGE_DIR", tmp_path / "package")
+    assert _native.find_library() == [
+        ("package data", str(tmp_path / "package" / "libreducerkit.so"))]
+    with pytest.raises(LibraryNotFoundError) as info:
+        _native.load()
+    message = str(info.value)
+    assert "installed without the library" in message and "make wheel" in message
+    assert "REDUCERKIT_LIB" in message
+
+
+def test_a_relative_path_is_taken_from_the_working_directory(
+        monkeypatch: pytest.MonkeyPatch, lib: _native.Library) -> None:
+    monkeypatch.chdir(Path(lib.path).parent)
+    assert _native.load(Path(lib.path).name) is lib
 
 
 def test_explicit_path_wins_over_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,

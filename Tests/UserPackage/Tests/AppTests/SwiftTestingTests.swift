@@ -1,5 +1,5 @@
 // Only `import ReducerKitTesting`: it re-exports the core (TestStore, TestClock, Effect, …).
-import App
+@testable import App
 import ReducerKitTesting
 import Testing
 

@@ -10,9 +10,11 @@
         store.send({"setCount": 5})
         print(store.state)                   # {'count': 5, 'fact': None, 'isTimerOn': False}
 
-The library ``libreducerkit`` is found at an explicit path (:func:`load_library`), then
-``$REDUCERKIT_LIB``, then inside this package. See :mod:`reducerkit.testing` for the
-exhaustive ``TestStore``.
+The library ``libreducerkit`` is the one at an explicit path (:func:`load_library`,
+``Store(..., library=path)``), else at ``$REDUCERKIT_LIB``, else the copy inside this package
+(the wheel and ``pip install`` put it there). A path named explicitly that does not exist is an
+error, never a fallback to another copy. See :mod:`reducerkit.testing` for the exhaustive
+``TestStore``.
 
 Effects the host fulfils: ``Store(feature, providers={"numberFact": fn})`` answers a feature's
 host endpoints with Python functions; ``Store(feature, provide=["numberFact"])`` lets the

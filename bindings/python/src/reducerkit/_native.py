@@ -9,8 +9,11 @@ bytes and frees the original with ``rk_free``. Borrowed library strings (``rk_ve
 The library is loaded with :class:`ctypes.CDLL`, which releases the GIL for the duration of
 every call, so subscriber callbacks arriving on Swift's threads can take it.
 
-Discovery order (:func:`find_library`): an explicit path, then ``$REDUCERKIT_LIB``, then the
-copy shipped as package data (``reducerkit/libreducerkit.so``). ``os.environ`` is only read.
+Which library (:func:`find_library`): an explicit path if one is given, else
+``$REDUCERKIT_LIB`` if it is set, else the copy shipped inside the package
+(``reducerkit/libreducerkit.so``, put there by the wheel or ``pip install``). An explicit
+choice that does not exist is an error, never a fallback to another copy. ``os.environ`` is
+only read.
 """
 
 from __future__ import annotations
@@ -107,16 +110,38 @@ def library_file_name() -> str:
     return "libreducerkit.so"
 
 
-def _candidates(path: str | os.PathLike[str] | None) -> list[tuple[str, str]]:
-    """(source, path) pairs in discovery order."""
-    out: list[tuple[str, str]] = []
+def _choice(path: str | os.PathLike[str] | None) -> tuple[str, str]:
+    """(source, path) of the library to load: the first of an explicit path,
+    ``$REDUCERKIT_LIB`` and the package's own copy that is given."""
     if path is not None:
-        out.append(("explicit path", os.fspath(path)))
+        return ("explicit path", os.fspath(path))
     env = os.environ.get(ENV_VAR)
     if env:
-        out.append((f"${ENV_VAR}", env))
-    out.append(("package data", str(PACKAGE_DIR / library_file_name())))
-    return out
+        return (f"${ENV_VAR}", env)
+    return ("package data", str(PACKAGE_DIR / library_file_name()))
+
+
+def _describe(source: str, candidate: str, resolved: str) -> str:
+    """The chosen file, for a message: where its name came from and the absolute path."""
+    absolute = f" ({resolved})" if resolved != candidate else ""
+    if source == "package data":
+        return f"the package's own copy {candidate}"
+    if source.startswith("$"):
+        return f"{source}={candidate}{absolute}"
+    return f"the path given, {candidate}{absolute},"
+
+
+def _not_found_advice(source: str) -> str:
+    """What to do when the library chosen from ``source`` does not exist."""
+    if source == "package data":
+        return (f"This reducerkit package was installed without the library. Install a wheel "
+                f"that carries it (in a ReducerKit checkout, with Swift: `make wheel`, then "
+                f"`pip install dist/reducerkit-*.whl`), or `pip install ./bindings/python` with "
+                f"the Swift toolchain on PATH; or name a built library with "
+                f"reducerkit.load_library(path) or ${ENV_VAR}.")
+    undo = "unset $" + ENV_VAR if source.startswith("$") else "pass no path"
+    return (f"A library named explicitly is never replaced by another copy: fix the path, "
+            f"or {undo} to use the copy inside the installed package ({PACKAGE_DIR}).")
 
 
 class Library:
@@ -248,46 +273,48 @@ _default: Library | None = None
 
 
 def find_library(path: str | os.PathLike[str] | None = None) -> list[tuple[str, str]]:
-    """The places :func:`load` tries, in order, as ``(source, path)`` pairs."""
-    return _candidates(path)
+    """The place :func:`load` would load from, as a one-element list of ``(source, path)``:
+    ``path`` if given, else ``$REDUCERKIT_LIB`` if set, else the package's own copy."""
+    return [_choice(path)]
 
 
 def load(path: str | os.PathLike[str] | None = None) -> Library:
-    """Loads the library: ``path`` if given, else ``$REDUCERKIT_LIB``, else package data.
+    """Loads the library: ``path`` if given, else ``$REDUCERKIT_LIB`` if set, else the copy
+    inside this package (which the wheel and ``pip install`` put there).
 
-    The first place that exists is loaded; a later one is not tried if it fails to load
-    (a broken explicit choice must not silently fall back to another copy). The same file
-    is loaded once per process.
+    Only that one place is tried: a path given explicitly (or by ``$REDUCERKIT_LIB``) that
+    does not exist or does not load is an error, never a silent fallback to another copy. A
+    relative path is taken from the current directory. The same file is loaded once per
+    process.
 
     Raises:
-        LibraryNotFoundError: nothing to load; the message lists every place tried.
+        LibraryNotFoundError: the chosen file does not exist or cannot be loaded; the message
+            names it, says why and what to do.
         ABIVersionError: the library's ABI version is not :data:`ABI_VERSION`.
     """
-    tried: list[tuple[str, str]] = []
-    for source, candidate in _candidates(path):
-        resolved = os.path.abspath(candidate)
-        if not os.path.exists(resolved):
-            tried.append((f"{source}: {candidate}", "does not exist"))
-            continue
-        with _lock:
-            lib = _loaded.get(resolved)
-            if lib is not None:
-                return lib
-            try:
-                cdll = ctypes.CDLL(resolved)
-            except OSError as e:
-                tried.append((f"{source}: {candidate}", f"cannot be loaded: {e}"))
-                break
-            lib = Library(resolved, cdll)
-            _loaded[resolved] = lib
+    source, candidate = _choice(path)
+    resolved = os.path.abspath(candidate)
+    where = _describe(source, candidate, resolved)
+    if not os.path.exists(resolved):
+        raise LibraryNotFoundError(
+            f"cannot find {library_file_name()}: {where} does not exist. "
+            f"{_not_found_advice(source)}",
+            [(f"{source}: {candidate}", "does not exist")],
+        )
+    with _lock:
+        lib = _loaded.get(resolved)
+        if lib is not None:
             return lib
-    lines = "\n".join(f"  - {where} ({why})" for where, why in tried)
-    raise LibraryNotFoundError(
-        f"cannot find {library_file_name()}; tried, in order:\n{lines}\n"
-        f"Pass a path to reducerkit.load_library(path), set ${ENV_VAR}, or place the "
-        f"library in the installed package ({PACKAGE_DIR}).",
-        tried,
-    )
+        try:
+            cdll = ctypes.CDLL(resolved)
+        except OSError as e:
+            raise LibraryNotFoundError(
+                f"cannot load {library_file_name()}: {where} cannot be loaded: {e}",
+                [(f"{source}: {candidate}", f"cannot be loaded: {e}")],
+            ) from None
+        lib = Library(resolved, cdll)
+        _loaded[resolved] = lib
+        return lib
 
 
 def default_library() -> Library:

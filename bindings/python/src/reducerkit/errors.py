@@ -136,8 +136,8 @@ class ResponseError(ReducerKitError, ValueError):
 
 
 class LibraryNotFoundError(ReducerKitError, OSError):
-    """``libreducerkit`` could not be found or loaded. :attr:`tried` lists every place
-    that was tried, in order, with the reason each failed."""
+    """``libreducerkit`` could not be found or loaded. :attr:`tried` lists the place that
+    was tried (``(source: path, reason)``); no other copy is tried after it."""
 
     tried: list[tuple[str, str]]
 

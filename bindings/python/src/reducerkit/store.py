@@ -53,11 +53,12 @@ def load_library(path: str | os.PathLike[str] | None = None) -> Library:
     """Loads ``libreducerkit`` and makes it the library used by default.
 
     Args:
-        path: the library file. ``None`` searches ``$REDUCERKIT_LIB``, then the copy shipped
-            in the package.
+        path: the library file. ``None``: ``$REDUCERKIT_LIB`` if set, else the copy inside
+            the installed package.
 
     Raises:
-        LibraryNotFoundError: the message lists every place tried.
+        LibraryNotFoundError: the chosen file does not exist or cannot be loaded (never a
+            fallback to another copy); the message says what to do.
         ABIVersionError: the library has another ABI version than this binding.
     """
     from ._native import set_default
