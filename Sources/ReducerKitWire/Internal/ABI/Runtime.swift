@@ -307,6 +307,30 @@ private func _keyedBoxIsOneReference(encoding: Bool) -> Bool {
   return name.contains(encoding ? "KeyedEncodingContainerBox" : "KeyedDecodingContainerBox")
 }
 
+/// The box a keyed container holds (only when `_canReuseKeyedBoxes`; A4).
+@inline(__always)
+func _box<K>(of container: KeyedEncodingContainer<K>) -> AnyObject {
+  unsafeBitCast(container, to: AnyObject.self)
+}
+
+/// A keyed container around a box `_box(of:)` returned for the same key type (A4).
+@inline(__always)
+func _keyedEncodingContainer<K>(fromBox box: AnyObject, _ key: K.Type) -> KeyedEncodingContainer<K> {
+  unsafeBitCast(box, to: KeyedEncodingContainer<K>.self)
+}
+
+/// The box a keyed decoding container holds (only when `_canReuseKeyedDecodingBoxes`; A5).
+@inline(__always)
+func _box<K>(of container: KeyedDecodingContainer<K>) -> AnyObject {
+  unsafeBitCast(container, to: AnyObject.self)
+}
+
+/// A keyed decoding container around a box `_box(of:)` returned for the same key type (A5).
+@inline(__always)
+func _keyedDecodingContainer<K>(fromBox box: AnyObject, _ key: K.Type) -> KeyedDecodingContainer<K> {
+  unsafeBitCast(box, to: KeyedDecodingContainer<K>.self)
+}
+
 // MARK: - A6: key identity
 
 extension _KeyCache {

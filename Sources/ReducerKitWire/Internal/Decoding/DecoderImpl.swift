@@ -160,12 +160,12 @@ final class _DecoderImpl: Decoder {
     }
     let typeID = ObjectIdentifier(Key.self)
     if depth < keyedBoxes.count, let cached = keyedBoxes[depth], cached.type == typeID, cached.isEnum == isEnum {
-      return unsafeBitCast(cached.box, to: KeyedDecodingContainer<Key>.self)
+      return _keyedDecodingContainer(fromBox: cached.box, Key.self)
     }
     let container = KeyedDecodingContainer(
       _KeyedDecoder<Key>(impl: self, storage: .current, isEnum: isEnum, base: depth, nested: .none))
     while keyedBoxes.count <= depth { keyedBoxes.append(nil) }
-    keyedBoxes[depth] = (type: typeID, isEnum: isEnum, box: unsafeBitCast(container, to: AnyObject.self))
+    keyedBoxes[depth] = (type: typeID, isEnum: isEnum, box: _box(of: container))
     return container
   }
 

@@ -429,11 +429,11 @@ final class _EncoderImpl: Encoder {
     }
     let typeID = ObjectIdentifier(K.self)
     if index < keyedBoxes.count, let cached = keyedBoxes[index], cached.type == typeID {
-      return unsafeBitCast(cached.box, to: KeyedEncodingContainer<K>.self)
+      return _keyedEncodingContainer(fromBox: cached.box, K.self)
     }
     let container = KeyedEncodingContainer(_KeyedEncoder<K>(impl: self, frame: index, id: 0))
     while keyedBoxes.count <= index { keyedBoxes.append(nil) }
-    keyedBoxes[index] = (type: typeID, box: unsafeBitCast(container, to: AnyObject.self))
+    keyedBoxes[index] = (type: typeID, box: _box(of: container))
     return container
   }
 
