@@ -26,14 +26,21 @@ SWIFT_LIB_FLAGS := -c release --scratch-path .build-lib -Xswiftc -static-stdlib 
 # The repository's own Swift builds (tests, benchmarks, docs) turn on the optional trait, so
 # that forEach over IdentifiedArray is built and tested; the shipped library leaves it off.
 SWIFT_TRAITS := --traits IdentifiedCollections
-CFLAGS_C   := -std=c99 -Wall -Wextra -pedantic -Werror -Iinclude
+CFLAGS_C   := -std=c99 -Wall -Wextra -pedantic -Werror -Iinclude -Itools
 CTESTS     := $(patsubst Tests/c/%.c,$(BUILD)/c/%,$(wildcard Tests/c/test_*.c))
 VALGRIND   := valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
               --show-leak-kinds=definite --suppressions=Tests/c/valgrind.supp -q
 
 .PHONY: all lib deps demo test test-all test-tsan test-asan fuzz test-fuzz test-swift test-c test-valgrind test-examples test-custom test-user-package test-python test-embed bench clean
 
-all: lib
+all: lib $(BUILD)/reducerkit-check
+
+# The scenario runner (tools/reducerkit-check.c): uses reducerkit.h alone and loads the library
+# with dlopen (--lib PATH, default libreducerkit.so.0 found beside it or in ../lib, which is
+# where `make install` puts the library beside bin/).
+$(BUILD)/reducerkit-check: tools/reducerkit-check.c tools/json_mini.h include/reducerkit.h
+	@mkdir -p $(BUILD)
+	$(CC) $(CFLAGS_C) -O2 -o $@ $< -ldl -Wl,-rpath,'$$ORIGIN:$$ORIGIN/../lib'
 
 deps:
 	@bash scripts/install-deps.sh
@@ -71,7 +78,7 @@ $(LIB_MAP): include/reducerkit.h
 	  || { echo "error: $@: found only $$(grep -c '^    rk_' $@.tmp) RK_API functions in include/reducerkit.h" >&2; exit 1; }
 	@mv -f $@.tmp $@
 
-$(BUILD)/c/%: Tests/c/%.c Tests/c/rk_test.h Tests/c/json_mini.h include/reducerkit.h $(LIB)
+$(BUILD)/c/%: Tests/c/%.c Tests/c/rk_test.h tools/json_mini.h tools/reducerkit-check.c include/reducerkit.h $(LIB)
 	@mkdir -p $(BUILD)/c
 	$(CC) $(CFLAGS_C) -g -o $@ $< -L$(BUILD) -lreducerkit -lpthread -Wl,-rpath,'$$ORIGIN/..'
 
@@ -107,7 +114,7 @@ test-asan:
 	$(SWIFT) build -c release --sanitize=address --scratch-path .build-asan-lib --product reducerkit
 	@mkdir -p $(BUILD)/asan
 	@set -e; for c in Tests/c/test_*.c; do t=$$(basename $$c .c); \
-	  clang -std=c99 -g -O1 -fsanitize=address -fno-omit-frame-pointer -fuse-ld=lld -Wno-string-compare -Iinclude \
+	  clang -std=c99 -g -O1 -fsanitize=address -fno-omit-frame-pointer -fuse-ld=lld -Wno-string-compare -Iinclude -Itools \
 	    -o $(BUILD)/asan/$$t $$c -L.build-asan-lib/release -lreducerkit -L$(SWIFT_RUNTIME_DIR) -ldispatch \
 	    -lBlocksRuntime -lpthread -Wl,-rpath,$(abspath .build-asan-lib/release) -Wl,-rpath,$(SWIFT_RUNTIME_DIR); \
 	  echo "== asan $$t"; REDUCERKIT_SCENARIOS=Tests/scenarios ASAN_OPTIONS=detect_leaks=1 \
@@ -125,7 +132,7 @@ test-tsan:
 	$(SWIFT) build -c release --sanitize=thread --scratch-path .build-tsan-lib --product reducerkit
 	@mkdir -p $(BUILD)/tsan
 	@set -e; for t in $(TSAN_CTESTS); do \
-	  clang -std=c99 -g -O1 -fsanitize=thread -Wno-string-compare -Iinclude -o $(BUILD)/tsan/$$t Tests/c/$$t.c \
+	  clang -std=c99 -g -O1 -fsanitize=thread -Wno-string-compare -Iinclude -Itools -o $(BUILD)/tsan/$$t Tests/c/$$t.c \
 	    -L.build-tsan-lib/release -lreducerkit -L$(SWIFT_RUNTIME_DIR) -ldispatch -lBlocksRuntime -lpthread \
 	    -Wl,-rpath,$(abspath .build-tsan-lib/release) -Wl,-rpath,$(SWIFT_RUNTIME_DIR); \
 	  echo "== tsan $$t"; $(TSAN_ENV) $(BUILD)/tsan/$$t; done
@@ -254,7 +261,7 @@ define check_install_dirs
 	    "INCLUDEDIR=$(INCLUDEDIR), BINDIR=$(BINDIR), PKGCONFIGDIR=$(PKGCONFIGDIR)): '$$d' is not" >&2; exit 2;; esac; done
 endef
 
-install: lib
+install: lib $(BUILD)/reducerkit-check
 	$(check_install_dirs)
 	install -d "$(DESTDIR)$(INCLUDEDIR)" "$(DESTDIR)$(LIBDIR)" "$(DESTDIR)$(PKGCONFIGDIR)"
 	install -m 644 include/reducerkit.h "$(DESTDIR)$(INCLUDEDIR)/reducerkit.h"

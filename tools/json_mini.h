@@ -1,5 +1,5 @@
 /*
- * json_mini.h — a minimal, strict JSON parser for the C tests: parse to a tree, compare two
+ * json_mini.h — a minimal, strict JSON parser for reducerkit-check and the C tests: parse to a tree, compare two
  * trees as JSON values, print a tree back, free it.
  *
  *   jm_value *v = jm_parse(text, len, err, sizeof err);   NULL on error (err says where)
