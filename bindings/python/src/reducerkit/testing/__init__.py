@@ -35,7 +35,10 @@ Host endpoints (effects the host fulfils) are asserted exhaustively too: a store
     ts.receive({"factResponse": "0 is a fact"}, fact="0 is a fact")
     ts.finish()
 
-The scenario files shared by the Swift, C and Python tests run with :func:`run_scenario`.
+The scenario files shared by the Swift, C and Python runners (``*.scenario.json``, format:
+``Tests/scenarios/README.md``) run with :func:`run_scenario`; installed, the package's pytest
+plugin collects them as tests. :func:`check` runs random action sequences of a feature
+against an invariant (``reducerkit.testing.strategies``: Hypothesis strategies).
 """
 
 from __future__ import annotations
@@ -45,16 +48,16 @@ import os
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
-from pathlib import Path
 from typing import Any, TypeAlias
 
-from ._diff import describe_changes, json_equal
-from ._json import compact, loads
-from ._native import Library
-from .errors import ReducerKitError, TimeoutError
-from .store import Request, Store
+from .._diff import describe_changes, json_equal
+from .._json import compact
+from .._native import Library
+from ..errors import TimeoutError
+from ..store import Request, Store
 
-__all__ = ["TestStore", "Changes", "run_scenario", "load_scenario", "scenario_files"]
+__all__ = ["TestStore", "Changes", "run_scenario", "load_scenario", "scenario_files",
+           "validate_scenario", "ScenarioError", "ScenarioFailure", "check"]
 
 Changes: TypeAlias = Mapping[str, Any] | Callable[[dict[str, Any]], Any] | None
 """How an expected state change is given: a dict of top-level keys, or a function that
@@ -121,6 +124,8 @@ class TestStore:
         # Host request events not asserted yet, and the requests receive_request returned.
         self._events: deque[tuple[str, Request]] = deque(self.store._host_events())
         self._asserted: dict[int, Request] = {}
+        # How states are compared (the scenario runner lets a null member equal an absent one).
+        self._equal: Callable[[Any, Any], bool] = json_equal
 
     # ---- state ---------------------------------------------------------------------
 
@@ -228,16 +233,16 @@ class TestStore:
         __tracebackhide__ = True
         if self.exhaustive:
             expected = self._expected(previous, changes, kw)
-            if not json_equal(expected, actual):
+            if not self._equal(expected, actual):
                 self._fail(f"state after {what} is not the expected state "
                            f"(-expected +actual):\n{describe_changes(expected, actual)}")
         elif changes is not None or kw:
             # Only what was asserted counts: the changes must hold on the actual state
             # (absolute assertions) or lead to it from the previous one (relative ones).
             on_actual = self._expected(actual, changes, kw)
-            if not json_equal(on_actual, actual):
+            if not self._equal(on_actual, actual):
                 on_previous = self._expected(previous, changes, kw)
-                if not json_equal(on_previous, actual):
+                if not self._equal(on_previous, actual):
                     self._fail(f"state after {what} does not match the asserted changes "
                                f"(-expected +actual):\n{describe_changes(on_actual, actual)}")
         self._state = actual
@@ -465,109 +470,19 @@ class TestStore:
                           "clock until they end, or answer the request)"))
 
 
-# ---- scenarios shared with the Swift and C tests ----------------------------------------
-
-_STEP_KINDS = ("send", "receive", "advance_ms", "request", "resolve", "fail", "cancelled",
-               "finish")
-# The keys a step may have beside its kind, and the kinds they belong to.
-_STEP_EXTRAS = {"state": ("send", "receive"), "response": ("resolve",), "message": ("fail",)}
-_TOP_KEYS = ("name", "feature", "clock", "initial_state", "provide", "steps")
-
-
-def load_scenario(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """Reads a scenario file (format: ``Tests/scenarios/README.md``)."""
-    with open(path, "rb") as f:
-        scenario: dict[str, Any] = loads(f.read())
-    for key in ("name", "feature", "steps"):
-        if key not in scenario:
-            raise ValueError(f"{path}: scenario lacks {key!r}")
-    return scenario
+from .scenarios import (  # noqa: E402 - they use TestStore
+    ScenarioError,
+    ScenarioFailure,
+    load_scenario,
+    run_scenario,
+    scenario_files,
+    validate_scenario,
+)
 
 
-def scenario_files(directory: str | os.PathLike[str]) -> list[Path]:
-    """The ``*.json`` scenarios of a directory, sorted by name."""
-    return sorted(Path(directory).glob("*.json"))
-
-
-def run_scenario(scenario: Mapping[str, Any] | str | os.PathLike[str], *,
-                 library: Library | str | os.PathLike[str] | None = None) -> None:
-    """Runs a scenario with an exhaustive :class:`TestStore`; fails with an
-    ``AssertionError`` naming the scenario and the step."""
-    __tracebackhide__ = True
-    if not isinstance(scenario, Mapping):
-        scenario = load_scenario(scenario)
-    name = scenario.get("name", "?")
-    unknown = sorted(set(scenario) - set(_TOP_KEYS))
-    if unknown:
-        raise ValueError(f"scenario {name!r}: unknown top-level key(s) {unknown} (expected "
-                         f"{', '.join(_TOP_KEYS)})")
-    ts = TestStore(scenario["feature"], clock=scenario.get("clock", "test"),
-                   initial_state=scenario.get("initial_state"),
-                   provide=scenario.get("provide"), library=library)
-    try:
-        for index, step in enumerate(scenario["steps"], start=1):
-            try:
-                _run_step(ts, step)
-            except AssertionError as e:
-                raise AssertionError(f"scenario {name!r}, step {index} "
-                                     f"{compact(step)[:120]}:\n{e}") from None
-    finally:
-        ts.close()
-
-
-def _full_state(expected: Any) -> Callable[[dict[str, Any]], Any]:
-    return lambda _previous: copy.deepcopy(expected)
-
-
-def _run_step(ts: TestStore, step: Mapping[str, Any]) -> None:
-    __tracebackhide__ = True
-    kinds = [k for k in _STEP_KINDS if k in step]
-    unknown = set(step) - set(_STEP_KINDS) - set(_STEP_EXTRAS)
-    if len(kinds) != 1 or unknown:
-        raise ValueError(f"a step has exactly one of {', '.join(_STEP_KINDS)} (and "
-                         f"'state' for send and receive, 'response' for resolve, 'message' "
-                         f"for fail); got keys {sorted(step)}")
-    kind = kinds[0]
-    for extra, owners in _STEP_EXTRAS.items():
-        if extra in step and kind not in owners:
-            raise ValueError(f"{extra!r} belongs to a {' or '.join(owners)} step, not "
-                             f"{kind!r}")
-    changes = _full_state(step["state"]) if "state" in step else None
-    if kind == "send":
-        ts.send(step["send"], changes)
-    elif kind == "receive":
-        ts.receive(step["receive"], changes)
-    elif kind == "advance_ms":
-        ts.advance(milliseconds=int(step["advance_ms"]))
-    elif kind == "request":
-        expected = step["request"]
-        if not isinstance(expected, Mapping) or "name" not in expected:
-            raise ValueError(f"a request step is {{\"request\": {{\"id\": 1 (optional), "
-                             f"\"name\": ..., \"payload\": ...}}}}, not {compact(expected)}")
-        request = ts.receive_request(expected["name"], expected.get("payload"))
-        if "id" in expected and not json_equal(expected["id"], request.id):
-            raise AssertionError(f"expected the request {compact(expected)}, but its id is "
-                                 f"{request.id}")
-    elif kind in ("resolve", "fail"):
-        request_id = step[kind]
-        if isinstance(request_id, bool) or not isinstance(request_id, int):
-            raise ValueError(f"a {kind} step names a request id (an int), not "
-                             f"{compact(request_id)}")
-        try:
-            if kind == "resolve":
-                if "response" not in step:
-                    raise ValueError('a resolve step needs a "response"')
-                ts.store.resolve(request_id, step["response"])
-            else:
-                if not isinstance(step.get("message"), str):
-                    raise ValueError('a fail step needs a "message" string')
-                ts.store.fail(request_id, step["message"])
-        except ReducerKitError as e:
-            raise AssertionError(f"{kind} of request {request_id} failed: "
-                                 f"{type(e).__name__}: {e}") from None
-    elif kind == "cancelled":
-        ts.receive_cancellation(step["cancelled"])
-    elif kind == "finish":
-        if step["finish"]:
-            ts.finish()
-
+def __getattr__(name: str) -> Any:
+    # check() needs the optional Hypothesis; importing reducerkit.testing must not.
+    if name == "check":
+        from .fuzz import check
+        return check
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
