@@ -199,7 +199,7 @@ test-valgrind: $(CTESTS)
 test-user-package:
 	bash scripts/test-user-package.sh
 
-test-custom: lib
+test-custom: lib $(BUILD)/reducerkit-check
 	bash examples/custom-feature/test.sh
 
 test-python: lib

@@ -42,3 +42,30 @@ cc -std=c99 -Wall -Wextra -pedantic -Werror -I"$root/include" driver.c \
 # Again with every encode and decode run by both of the library's codecs and compared (a
 # difference stops the driver with a report).
 REDUCERKIT_WIRE_CHECK=1 "$root/build/examples/scoreboard_driver"
+
+# The package's own scenarios (scenarios/*.scenario.json) in the three runners, and a wrong
+# one that each must fail.
+check="$root/build/reducerkit-check"
+"$check" --lib "$lib/libscoreboard.so" scenarios
+status=0; "$check" --lib "$lib/libscoreboard.so" scenarios/wrong/*.wrong.json >"$snippets/wrong.log" || status=$?
+if [ "$status" -ne 1 ]; then
+  cat "$snippets/wrong.log"; echo "custom-feature: reducerkit-check did not fail the wrong scenario (exit $status)" >&2; exit 1
+fi
+export PYTHONPATH="$root/bindings/python/src${PYTHONPATH:+:$PYTHONPATH}"
+python3 -m reducerkit --lib "$lib/libscoreboard.so" check scenarios
+status=0; python3 -m reducerkit --lib "$lib/libscoreboard.so" check scenarios/wrong/*.wrong.json >"$snippets/wrong.log" || status=$?
+if [ "$status" -ne 1 ]; then
+  cat "$snippets/wrong.log"; echo "custom-feature: python -m reducerkit check did not fail the wrong scenario (exit $status)" >&2; exit 1
+fi
+# The pytest plugin (its pytest11 entry point when the package is installed, else -p).
+plugin=$(python3 -c 'import importlib.metadata as m; print("" if any(e.value == "reducerkit.testing.plugin" for e in m.entry_points(group="pytest11")) else "-p reducerkit.testing.plugin")')
+# shellcheck disable=SC2086
+python3 -m pytest -q -p no:cacheprovider $plugin --reducerkit-lib "$lib/libscoreboard.so" scenarios
+# The Swift runner (Tests/ScoreboardTests): the same scenarios against Feature.scoreboard.
+swift build --build-tests 2>&1 | tee "$snippets/build-tests.log" | grep -E "error|warning:" || true
+if grep -qE "error:|warning:" "$snippets/build-tests.log"; then
+  echo "custom-feature: the tests built with errors or warnings (above)" >&2; exit 1
+fi
+swift test --skip-build 2>&1 | tee "$snippets/test.log" | grep -E "✔|✘|passed|failed" || true
+grep -q "Test run with .* passed" "$snippets/test.log" || { echo "custom-feature: swift test failed" >&2; exit 1; }
+echo "custom-feature: the scenarios pass in Swift, C and Python"
