@@ -182,7 +182,7 @@ test-swift:
 	@echo "== every Swift test again, each encode and decode run by both codecs and compared"
 	REDUCERKIT_WIRE_CHECK=1 $(SWIFT) test --skip-build $(SWIFT_TRAITS)
 
-test-c: $(CTESTS)
+test-c: $(CTESTS) $(BUILD)/reducerkit-check
 	$(CC) $(CFLAGS_C) -fsyntax-only Tests/c/header_only.c
 	$(CXX) -std=c++11 -Wall -Wextra -pedantic -Werror -Iinclude -x c++ -fsyntax-only Tests/c/header_only.c
 	@set -e; for t in $(CTESTS); do echo "== $$t"; REDUCERKIT_SCENARIOS=Tests/scenarios $$t; done
@@ -191,6 +191,11 @@ test-c: $(CTESTS)
 	  REDUCERKIT_WIRE_FAST_PATHS=0 REDUCERKIT_SCENARIOS=Tests/scenarios $(BUILD)/c/$$t; \
 	  echo "== $$t, both codecs on every call, compared"; \
 	  REDUCERKIT_WIRE_CHECK=1 REDUCERKIT_SCENARIOS=Tests/scenarios $(BUILD)/c/$$t; done
+	@echo "== reducerkit-check (dlopen of the shipped library), and each wrong scenario must fail it"
+	$(BUILD)/reducerkit-check Tests/scenarios
+	@for f in Tests/scenarios/wrong/*.wrong.json; do status=0; $(BUILD)/reducerkit-check "$$f" >/dev/null || status=$$?; \
+	  [ $$status -eq 1 ] || { echo "reducerkit-check: $$f is wrong on purpose but exited $$status" >&2; exit 1; }; done; \
+	  echo "reducerkit-check failed each of Tests/scenarios/wrong/*.wrong.json"
 
 test-valgrind: $(CTESTS)
 	@set -e; for t in $(CTESTS); do echo "== valgrind $$t"; REDUCERKIT_SCENARIOS=Tests/scenarios RK_UNDER_VALGRIND=1 $(VALGRIND) $$t; done
@@ -202,7 +207,7 @@ test-user-package:
 test-custom: lib $(BUILD)/reducerkit-check
 	bash examples/custom-feature/test.sh
 
-test-python: lib
+test-python: lib $(BUILD)/reducerkit-check
 	$(PYTHON) -m pip install -q ./bindings/python
 	cd bindings/python && REDUCERKIT_LIB=$(abspath $(LIB)) $(PYTHON) -m pytest -q tests
 

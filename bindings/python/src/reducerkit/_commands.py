@@ -130,6 +130,113 @@ def _run_record(args: argparse.Namespace, lib: Any, out: Any, err: Any) -> int:
     return 0
 
 
+# ---- fuzz --------------------------------------------------------------------------------
+
+def _add_fuzz(sub: Any) -> None:
+    f = sub.add_parser(
+        "fuzz", help="random action sequences against an invariant (needs Hypothesis)",
+        description="Runs random sequences of valid actions, clock advances and answers to "
+                    "host requests, calling the invariant after each step and replaying each "
+                    "sequence through reducerkit-check; on a failure writes the shrunk sequence "
+                    "as a scenario and exits 1 (see reducerkit.testing.check).")
+    f.add_argument("feature", help="a feature name, e.g. counter")
+    f.add_argument("--invariant", required=True, metavar="MODULE:FUNCTION",
+                   help="a function of the state that asserts (or returns False) when it "
+                        "does not hold, e.g. checks:count_is_small")
+    f.add_argument("--examples", type=int, default=100, metavar="N",
+                   help="how many sequences (default 100)")
+    f.add_argument("--steps", type=int, default=20, metavar="N",
+                   help="at most this many steps per sequence (default 20)")
+    f.add_argument("--seed", type=int, metavar="S", help="repeat the same sequences")
+    f.add_argument("--initial-state", metavar="JSON",
+                   help="an object merged over the feature's default state")
+    f.add_argument("--out", metavar="FILE",
+                   help="the reproducer (default: FEATURE-failure.scenario.json)")
+    f.add_argument("--no-differential", action="store_true",
+                   help="do not replay the sequences through reducerkit-check")
+    g = f.add_mutually_exclusive_group()
+    g.add_argument("--progress", dest="progress", action="store_true", default=None,
+                   help="always draw a progress bar on stderr")
+    g.add_argument("--no-progress", dest="progress", action="store_false",
+                   help="never draw a progress bar")
+
+
+def _load_invariant(spec: str) -> Any:
+    import importlib
+    import os
+    import sys
+    module_name, sep, function = spec.partition(":")
+    if not sep or not module_name or not function:
+        raise ValueError(f"--invariant {spec!r}: expected MODULE:FUNCTION, e.g. "
+                         f"checks:count_is_small")
+    if os.getcwd() not in sys.path and "" not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as e:
+        raise ValueError(f"--invariant {spec!r}: cannot import {module_name!r}: {e}") from None
+    fn = getattr(module, function, None)
+    if not callable(fn):
+        raise ValueError(f"--invariant {spec!r}: {module_name} has no function {function!r}")
+    return fn
+
+
+def _run_fuzz(args: argparse.Namespace, lib: Any, out: Any, err: Any) -> int:
+    from . import _json
+    from .cli import _Progress
+    from .errors import ReducerKitError
+    try:
+        invariant = _load_invariant(args.invariant)
+    except ValueError as e:
+        err.write(f"reducerkit fuzz: {e}\n")
+        return 2
+    if args.examples < 1 or args.steps < 0:
+        err.write("reducerkit fuzz: --examples takes a number >= 1, --steps one >= 0\n")
+        return 2
+    initial = None
+    if args.initial_state is not None:
+        try:
+            initial = _json.loads(args.initial_state)
+        except ValueError as e:
+            err.write(f"--initial-state: invalid JSON: {e}\n")
+            return 2
+    try:
+        from .testing.fuzz import InvariantFailure, check
+    except ImportError as e:
+        err.write(f"reducerkit fuzz: {e}\n")
+        return 2
+    show = args.progress or (args.progress is None and err.isatty())
+    bar = _Progress(args.examples, err, f"fuzz {args.feature}", unit="sequences") if show else None
+    runs = [0]
+
+    def progress(n: int) -> None:
+        runs[0] = n
+        if bar is not None:
+            bar.update(n)
+
+    try:
+        check(args.feature, invariant, max_examples=args.examples, steps=args.steps,
+              seed=args.seed, library=lib, initial_state=initial, reproducer=args.out,
+              differential=not args.no_differential, progress=progress)
+    except InvariantFailure as e:
+        if bar is not None:
+            bar.close(runs[0])
+        err.write(f"reducerkit fuzz: {e}\n")
+        return 1
+    except ReducerKitError as e:
+        if bar is not None:
+            bar.close(runs[0])
+        err.write(f"reducerkit fuzz: {e.message}\n")
+        return 2
+    if bar is not None:
+        bar.close(runs[0])
+    out.write(f"{args.feature}: the invariant held in {runs[0]} random sequences of up to "
+              f"{args.steps} steps" + ("" if args.no_differential else
+                                       ", and reducerkit-check agreed on every state") + "\n")
+    return 0
+
+
 _COMMANDS: dict[str, tuple[Any, Any]] = {
     "record": (_add_record, _run_record),
+    "fuzz": (_add_fuzz, _run_fuzz),
 }

@@ -156,10 +156,11 @@ def _endpoint_summary(endpoint: dict[str, Any]) -> str:
 class _Progress:
     """A one-line progress bar on a stream, redrawn at most 10 times a second."""
 
-    def __init__(self, total: int, stream: TextIO, label: str) -> None:
+    def __init__(self, total: int, stream: TextIO, label: str, unit: str = "lines") -> None:
         self.total = total
         self.stream = stream
         self.label = label
+        self.unit = unit
         self.start = time.monotonic()
         self.last = 0.0
 
@@ -169,11 +170,11 @@ class _Progress:
             return
         self.last = now
         width = 30
-        fraction = done / self.total if self.total else 1.0
+        fraction = min(done / self.total, 1.0) if self.total else 1.0
         filled = int(width * fraction)
         rate = done / (now - self.start) if now > self.start else 0.0
         self.stream.write(f"\r{self.label} [{'#' * filled}{'.' * (width - filled)}] "
-                          f"{fraction * 100:5.1f}% {done}/{self.total} lines "
+                          f"{fraction * 100:5.1f}% {done}/{self.total} {self.unit} "
                           f"{rate:,.0f}/s")
         self.stream.flush()
 

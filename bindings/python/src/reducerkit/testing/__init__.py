@@ -57,7 +57,8 @@ from ..errors import TimeoutError
 from ..store import Request, Store
 
 __all__ = ["TestStore", "Changes", "run_scenario", "load_scenario", "scenario_files",
-           "validate_scenario", "ScenarioError", "ScenarioFailure", "check"]
+           "validate_scenario", "ScenarioError", "ScenarioFailure", "check",
+           "InvariantFailure"]
 
 Changes: TypeAlias = Mapping[str, Any] | Callable[[dict[str, Any]], Any] | None
 """How an expected state change is given: a dict of top-level keys, or a function that
@@ -482,7 +483,7 @@ from .scenarios import (  # noqa: E402 - they use TestStore
 
 def __getattr__(name: str) -> Any:
     # check() needs the optional Hypothesis; importing reducerkit.testing must not.
-    if name == "check":
-        from .fuzz import check
-        return check
+    if name in ("check", "InvariantFailure"):
+        from . import fuzz
+        return getattr(fuzz, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
