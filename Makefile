@@ -31,7 +31,7 @@ CTESTS     := $(patsubst Tests/c/%.c,$(BUILD)/c/%,$(wildcard Tests/c/test_*.c))
 VALGRIND   := valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
               --show-leak-kinds=definite --suppressions=Tests/c/valgrind.supp -q
 
-.PHONY: all lib deps demo test test-all test-tsan test-asan fuzz test-fuzz test-swift test-c test-valgrind test-examples test-custom test-user-package test-python test-embed bench clean
+.PHONY: all lib deps demo test test-all test-tsan test-asan fuzz test-fuzz test-swift test-c test-valgrind test-examples test-custom test-stubs test-user-package test-python test-embed bench clean
 
 all: lib $(BUILD)/reducerkit-check
 
@@ -101,7 +101,7 @@ $(BUILD)/examples/%_c: examples/c/%.c include/reducerkit.h $(LIB)
 test-examples: $(CEXAMPLES)
 	@set -e; for e in $(CEXAMPLES); do echo "== $$e"; (cd / && $(abspath .)/$$e); done
 
-test: deps lib test-swift test-docs test-user-package test-c test-valgrind test-examples test-custom test-python test-embed test-install test-wheel test-fuzz
+test: deps lib test-swift test-docs test-user-package test-c test-valgrind test-examples test-custom test-python test-stubs test-embed test-install test-wheel test-fuzz
 	@echo "make test: all suites passed"
 
 # Everything, plus the sanitizer runs (not in `make test`: they add two instrumented builds).
@@ -206,6 +206,11 @@ test-user-package:
 
 test-custom: lib $(BUILD)/reducerkit-check
 	bash examples/custom-feature/test.sh
+
+# Typed stubs of the shipped features (python -m reducerkit stubs): mypy --strict and
+# cc -Werror accept Tests/stubs/good.* and reject each Tests/stubs/bad_*.
+test-stubs: lib
+	bash scripts/test-stubs.sh $(LIB) Tests/stubs
 
 test-python: lib $(BUILD)/reducerkit-check
 	$(PYTHON) -m pip install -q ./bindings/python

@@ -69,3 +69,6 @@ fi
 swift test --skip-build 2>&1 | tee "$snippets/test.log" | grep -E "✔|✘|passed|failed" || true
 grep -q "Test run with .* passed" "$snippets/test.log" || { echo "custom-feature: swift test failed" >&2; exit 1; }
 echo "custom-feature: the scenarios pass in Swift, C and Python"
+
+# Typed stubs of the package's feature: Python (mypy --strict) and C (-Werror), right and wrong.
+bash "$root/scripts/test-stubs.sh" "$lib/libscoreboard.so" stubs

@@ -236,7 +236,52 @@ def _run_fuzz(args: argparse.Namespace, lib: Any, out: Any, err: Any) -> int:
     return 0
 
 
+# ---- stubs -------------------------------------------------------------------------------
+
+def _add_stubs(sub: Any) -> None:
+    s = sub.add_parser(
+        "stubs", help="typed bindings of a feature: a Python module, or a C header",
+        description="Writes, from the feature's JSON Schemas, a Python module (TypedDicts for "
+                    "the state, the actions as a union of Literal names and TypedDicts, typed "
+                    "Store and TestStore aliases, for mypy --strict), or with --lang c a C "
+                    "header with one static inline sender per action.")
+    s.add_argument("feature", help="a feature name, e.g. counter")
+    s.add_argument("--lang", choices=("python", "c"), default="python",
+                   help="python (default) or c")
+    s.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
+    s.add_argument("--lib", metavar="PATH", default=argparse.SUPPRESS,
+                   help="the library (as before the command)")
+
+
+def _run_stubs(args: argparse.Namespace, lib: Any, out: Any, err: Any) -> int:
+    from .errors import ReducerKitError
+    from .stubs import c_header, python_stubs
+    from .testing.strategies import feature_description
+    try:
+        description = feature_description(args.feature, lib)
+    except ImportError:  # no Hypothesis: read the description directly
+        from .store import features
+        found = [f for f in features(lib) if f.get("name") == args.feature]
+        if not found:
+            names = ", ".join(repr(f.get("name")) for f in features(lib))
+            err.write(f"reducerkit stubs: unknown feature {args.feature!r}; the library has: "
+                      f"{names}\n")
+            return 1
+        description = found[0]
+    except ReducerKitError as e:
+        err.write(f"reducerkit stubs: {e.message}\n")
+        return 1
+    text = c_header(description) if args.lang == "c" else python_stubs(description)
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as f:
+            f.write(text)
+    else:
+        out.write(text)
+    return 0
+
+
 _COMMANDS: dict[str, tuple[Any, Any]] = {
     "record": (_add_record, _run_record),
     "fuzz": (_add_fuzz, _run_fuzz),
+    "stubs": (_add_stubs, _run_stubs),
 }

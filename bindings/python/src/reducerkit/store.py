@@ -25,9 +25,21 @@ import traceback
 import weakref
 from collections.abc import AsyncGenerator, Callable, Iterable, Mapping
 from ctypes import byref, c_size_t, c_uint64, c_void_p
-from typing import Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeAlias
 
 from . import _json
+
+if TYPE_CHECKING:  # type-parameter defaults (PEP 696) for type checkers; plain at run time
+    from typing_extensions import TypeVar
+
+    StateT = TypeVar("StateT", default=dict[str, Any])
+    ActionT = TypeVar("ActionT", default=Any)
+else:
+    from typing import TypeVar
+
+    StateT = TypeVar("StateT")
+    ActionT = TypeVar("ActionT")
+
 from ._host import HostRequests, Provider, Request, _tls, normalize_provide
 from ._native import STATE_CALLBACK, Library, default_library, load
 from .errors import (
@@ -352,8 +364,12 @@ def _interruptible(lib: Library, fn: Callable[..., int], *args: Any) -> tuple[in
     return int(status), message
 
 
-class Store:
+class Store(Generic[StateT, ActionT]):
     """A store of a feature implemented in Swift.
+
+    Generic in its state and action types for type checkers (``Store[CounterState,
+    CounterAction]``; ``python -m reducerkit stubs FEATURE`` writes them); unparameterized,
+    ``Store[dict[str, Any], Any]``.
 
     ::
 
@@ -516,7 +532,7 @@ class Store:
         except BaseException:
             return default
 
-    def __enter__(self) -> Store:
+    def __enter__(self) -> Store[StateT, ActionT]:
         self._live_handle()
         return self
 
@@ -583,7 +599,7 @@ class Store:
 
     # ---- actions and state -------------------------------------------------------------
 
-    def send(self, action: Any) -> None:
+    def send(self, action: ActionT) -> None:
         """Sends an action; it is reduced before this returns.
 
         Args:
@@ -621,7 +637,7 @@ class Store:
         return out.value
 
     @property
-    def state(self) -> dict[str, Any]:
+    def state(self) -> StateT:
         """The current state, decoded from JSON. It is re-read only when :attr:`version`
         changed, so the same dict is returned while nothing happens: treat it as read-only
         (``copy.deepcopy`` it before mutating)."""

@@ -48,13 +48,13 @@ import os
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, TypeAlias
+from typing import Any, Generic, TypeAlias
 
 from .._diff import describe_changes, json_equal
 from .._json import compact
 from .._native import Library
 from ..errors import TimeoutError
-from ..store import Request, Store
+from ..store import ActionT, Request, StateT, Store
 
 __all__ = ["TestStore", "Changes", "run_scenario", "load_scenario", "scenario_files",
            "validate_scenario", "ScenarioError", "ScenarioFailure", "check",
@@ -90,7 +90,7 @@ def _show_event(event: tuple[str, Request]) -> str:
     return f"the request {_show_request(request)}"
 
 
-class TestStore:
+class TestStore(Generic[StateT, ActionT]):
     """A store under exhaustive test (see the module documentation).
 
     Args:
@@ -107,6 +107,9 @@ class TestStore:
 
     Used as a context manager, leaving the block without an exception calls
     :meth:`finish`, and the store is closed either way.
+
+    Generic in the feature's state and action types for type checkers, like
+    :class:`reducerkit.Store` (``python -m reducerkit stubs FEATURE`` writes them).
     """
 
     __test__ = False  # not a pytest test class
@@ -151,7 +154,7 @@ class TestStore:
     def __repr__(self) -> str:
         return f"<reducerkit.testing.TestStore {self.feature!r} exhaustive={self.exhaustive}>"
 
-    def __enter__(self) -> TestStore:
+    def __enter__(self) -> TestStore[StateT, ActionT]:
         return self
 
     def __exit__(self, exc_type: Any, exc: BaseException | None, tb: Any) -> None:
@@ -275,7 +278,7 @@ class TestStore:
 
     # ---- the API -------------------------------------------------------------------
 
-    def send(self, action: Any, changes: Changes = None, /, **kw: Any) -> dict[str, Any]:
+    def send(self, action: ActionT, changes: Changes = None, /, **kw: Any) -> dict[str, Any]:
         """Sends ``action`` and asserts the state after it: the previous state with
         ``changes`` / keyword changes applied. Fails if received actions are pending
         (exhaustive). Returns the new state (a copy).
@@ -311,7 +314,7 @@ class TestStore:
                            changes, kw)
         return self.state
 
-    def receive(self, action: Any, changes: Changes = None, /, **kw: Any) -> dict[str, Any]:
+    def receive(self, action: ActionT, changes: Changes = None, /, **kw: Any) -> dict[str, Any]:
         """Asserts that an effect sent ``action`` (next in order), and the state after it.
         Waits up to :attr:`timeout` seconds for running effects. Returns the new state.
 
