@@ -2,7 +2,9 @@
 # Builds the user package's own dynamic library as the README's "Exposing your own features"
 # says (its Package.swift is the README's, but for the dependency by path), checks that it
 # links without warnings, carries the Swift runtime and stays at most 20 MB with the default
-# settings, and drives its feature from C.
+# settings, and drives its feature from C; then runs its scenarios (scenarios/) with the three
+# runners (reducerkit-check, Python's check and pytest plugin, the Swift test target, whose
+# file is the README's "Cross-language testing" test) and checks its typed stubs (stubs/).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -16,6 +18,12 @@ python3 "$root/scripts/readme-snippets.py" "$root/README.md" "$snippets" custom-
 if ! diff -u <(sed -E 's|\.package\(url: "[^"]+", branch: "main"\)|.package(name: "ReducerKit", path: "../..")|' \
     "$snippets/Package.swift") Package.swift; then
   echo "custom-feature: Package.swift differs from the README's (above; - README, + here)" >&2
+  exit 1
+fi
+
+# The README's complete scenario test is this package's test file, verbatim.
+if ! diff -u "$snippets/Tests/ScoreboardTests/ScenarioTests.swift" Tests/ScoreboardTests/ScenarioTests.swift; then
+  echo "custom-feature: Tests/ScoreboardTests/ScenarioTests.swift differs from the README's (above)" >&2
   exit 1
 fi
 
@@ -66,7 +74,7 @@ swift build --build-tests 2>&1 | tee "$snippets/build-tests.log" | grep -E "erro
 if grep -qE "error:|warning:" "$snippets/build-tests.log"; then
   echo "custom-feature: the tests built with errors or warnings (above)" >&2; exit 1
 fi
-swift test --skip-build 2>&1 | tee "$snippets/test.log" | grep -E "✔|✘|passed|failed" || true
+swift test --skip-build 2>&1 | tee "$snippets/test.log" | grep -E "✔|✘|━|passed|failed|scenario \"" || true
 grep -q "Test run with .* passed" "$snippets/test.log" || { echo "custom-feature: swift test failed" >&2; exit 1; }
 echo "custom-feature: the scenarios pass in Swift, C and Python"
 
