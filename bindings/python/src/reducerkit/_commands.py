@@ -30,6 +30,8 @@ def _add_record(sub: Any) -> None:
                     "in reducerkit-check, the Swift runner and run_scenario. An action or "
                     "answer the library refuses is recorded as an error step, with a warning.")
     r.add_argument("feature", help="a feature name, e.g. counter")
+    r.add_argument("--lib", metavar="PATH", default=argparse.SUPPRESS,
+                   help="the library (as before the command)")
     r.add_argument("--initial-state", metavar="JSON",
                    help="an object merged over the feature's default state")
     r.add_argument("--clock", choices=("live", "test"), default="test",
@@ -140,6 +142,8 @@ def _add_fuzz(sub: Any) -> None:
                     "sequence through reducerkit-check; on a failure writes the shrunk sequence "
                     "as a scenario and exits 1 (see reducerkit.testing.check).")
     f.add_argument("feature", help="a feature name, e.g. counter")
+    f.add_argument("--lib", metavar="PATH", default=argparse.SUPPRESS,
+                   help="the library (as before the command)")
     f.add_argument("--invariant", required=True, metavar="MODULE:FUNCTION",
                    help="a function of the state that asserts (or returns False) when it "
                         "does not hold, e.g. checks:count_is_small")
