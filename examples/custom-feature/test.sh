@@ -66,7 +66,7 @@ if [ "$status" -ne 1 ]; then
   cat "$snippets/wrong.log"; echo "custom-feature: python -m reducerkit check did not fail the wrong scenario (exit $status)" >&2; exit 1
 fi
 # The pytest plugin (its pytest11 entry point when the package is installed, else -p).
-plugin=$(python3 -c 'import importlib.metadata as m; print("" if any(e.value == "reducerkit.testing.plugin" for e in m.entry_points(group="pytest11")) else "-p reducerkit.testing.plugin")')
+plugin=$(python3 -c 'import importlib.metadata as m; print("" if any(e.value == "pytest_reducerkit" for e in m.entry_points(group="pytest11")) else "-p reducerkit.testing.plugin")')
 # shellcheck disable=SC2086
 python3 -m pytest -q -p no:cacheprovider $plugin --reducerkit-lib "$lib/libscoreboard.so" scenarios
 # The Swift runner (Tests/ScoreboardTests): the same scenarios against Feature.scoreboard.

@@ -213,7 +213,7 @@ def test_run_given_a_scenario_says_use_check(lib: Library) -> None:
 
 def _plugin_args() -> list[str]:
     """-p for the plugin when the package is not installed (its entry point then is not)."""
-    installed = any(ep.value == "reducerkit.testing.plugin"
+    installed = any(ep.value == "pytest_reducerkit"
                     for ep in importlib.metadata.entry_points(group="pytest11"))
     return [] if installed else ["-p", "reducerkit.testing.plugin"]
 

@@ -1,4 +1,5 @@
-"""The pytest plugin (entry point ``pytest11``: active wherever the package is installed):
+"""The pytest plugin (entry point ``pytest11``, through the module ``pytest_reducerkit``: active
+wherever the package is installed):
 every ``*.scenario.json`` file under the test paths is a test item, run with
 :func:`reducerkit.testing.run_scenario`.
 
