@@ -2,7 +2,8 @@
 #   make demo    the main job: drive the example stores from Swift, C and Python, printing states
 #   make test    every test: Swift, C (plus valgrind), the C examples, the user-package example, Python, 20 s of each fuzzer
 #   make bench   the benchmarks (release builds)
-#   make lib     build/libreducerkit.so (Swift runtime linked statically)
+#   make lib     build/libreducerkit.so (Swift runtime linked statically); `make` also builds
+#                build/reducerkit-check, the C scenario runner
 #   make install PREFIX=...   the header, the library (soname, links), pkg-config; make uninstall
 #   make wheel   dist/reducerkit-VERSION-py3-none-PLATFORM.whl, carrying the library
 #   make docs    build/docs: DocC for the Swift modules, pdoc for the Python package
@@ -249,7 +250,7 @@ wheel: lib
 
 # make install PREFIX=/opt/reducerkit (default /usr/local; DESTDIR for staging):
 #   include/reducerkit.h, lib/libreducerkit.so.VERSION (soname libreducerkit.so.MAJOR) and its
-#   two links, lib/pkgconfig/reducerkit.pc, and bin/reducerkit-check if build/ has it.
+#   two links, lib/pkgconfig/reducerkit.pc, and bin/reducerkit-check (built first).
 # The .pc adds an rpath to LIBDIR unless LIBDIR is one the loader searches by itself, so
 # `cc app.c $(pkg-config --cflags --libs reducerkit)` builds a program that runs as it is.
 PREFIX       ?= /usr/local
