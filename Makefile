@@ -2,7 +2,8 @@
 #   make demo    the main job: drive the example stores from Swift, C and Python, printing states
 #   make test    every test: Swift, C (plus valgrind), the C examples, the user-package example, Python, 20 s of each fuzzer
 #   make bench   the benchmarks (release builds)
-#   make lib     build/libreducerkit.so (Swift runtime linked statically)
+#   make lib     build/libreducerkit.so (Swift runtime linked statically); `make` also builds
+#                build/reducerkit-check, the C scenario runner
 #   make install PREFIX=...   the header, the library (soname, links), pkg-config; make uninstall
 #   make wheel   dist/reducerkit-VERSION-py3-none-PLATFORM.whl, carrying the library
 #   make docs    build/docs: DocC for the Swift modules, pdoc for the Python package
@@ -26,14 +27,21 @@ SWIFT_LIB_FLAGS := -c release --scratch-path .build-lib -Xswiftc -static-stdlib 
 # The repository's own Swift builds (tests, benchmarks, docs) turn on the optional trait, so
 # that forEach over IdentifiedArray is built and tested; the shipped library leaves it off.
 SWIFT_TRAITS := --traits IdentifiedCollections
-CFLAGS_C   := -std=c99 -Wall -Wextra -pedantic -Werror -Iinclude
+CFLAGS_C   := -std=c99 -Wall -Wextra -pedantic -Werror -Iinclude -Itools
 CTESTS     := $(patsubst Tests/c/%.c,$(BUILD)/c/%,$(wildcard Tests/c/test_*.c))
 VALGRIND   := valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
               --show-leak-kinds=definite --suppressions=Tests/c/valgrind.supp -q
 
-.PHONY: all lib deps demo test test-all test-tsan test-asan fuzz test-fuzz test-swift test-c test-valgrind test-examples test-custom test-user-package test-python test-embed bench clean
+.PHONY: all lib deps demo test test-all test-tsan test-asan fuzz test-fuzz test-swift test-c test-valgrind test-examples test-custom test-stubs test-user-package test-python test-embed bench clean
 
-all: lib
+all: lib $(BUILD)/reducerkit-check
+
+# The scenario runner (tools/reducerkit-check.c): uses reducerkit.h alone and loads the library
+# with dlopen (--lib PATH, default libreducerkit.so.0 found beside it or in ../lib, which is
+# where `make install` puts the library beside bin/).
+$(BUILD)/reducerkit-check: tools/reducerkit-check.c tools/json_mini.h include/reducerkit.h
+	@mkdir -p $(BUILD)
+	$(CC) $(CFLAGS_C) -O2 -o $@ $< -ldl -Wl,-rpath,'$$ORIGIN:$$ORIGIN/../lib'
 
 deps:
 	@bash scripts/install-deps.sh
@@ -71,7 +79,7 @@ $(LIB_MAP): include/reducerkit.h
 	  || { echo "error: $@: found only $$(grep -c '^    rk_' $@.tmp) RK_API functions in include/reducerkit.h" >&2; exit 1; }
 	@mv -f $@.tmp $@
 
-$(BUILD)/c/%: Tests/c/%.c Tests/c/rk_test.h Tests/c/json_mini.h include/reducerkit.h $(LIB)
+$(BUILD)/c/%: Tests/c/%.c Tests/c/rk_test.h tools/json_mini.h tools/reducerkit-check.c include/reducerkit.h $(LIB)
 	@mkdir -p $(BUILD)/c
 	$(CC) $(CFLAGS_C) -g -o $@ $< -L$(BUILD) -lreducerkit -lpthread -Wl,-rpath,'$$ORIGIN/..'
 
@@ -94,7 +102,7 @@ $(BUILD)/examples/%_c: examples/c/%.c include/reducerkit.h $(LIB)
 test-examples: $(CEXAMPLES)
 	@set -e; for e in $(CEXAMPLES); do echo "== $$e"; (cd / && $(abspath .)/$$e); done
 
-test: deps lib test-swift test-docs test-user-package test-c test-valgrind test-examples test-custom test-python test-embed test-install test-wheel test-fuzz
+test: deps lib test-swift test-docs test-user-package test-c test-valgrind test-examples test-custom test-python test-stubs test-embed test-install test-wheel test-fuzz
 	@echo "make test: all suites passed"
 
 # Everything, plus the sanitizer runs (not in `make test`: they add two instrumented builds).
@@ -107,7 +115,7 @@ test-asan:
 	$(SWIFT) build -c release --sanitize=address --scratch-path .build-asan-lib --product reducerkit
 	@mkdir -p $(BUILD)/asan
 	@set -e; for c in Tests/c/test_*.c; do t=$$(basename $$c .c); \
-	  clang -std=c99 -g -O1 -fsanitize=address -fno-omit-frame-pointer -fuse-ld=lld -Wno-string-compare -Iinclude \
+	  clang -std=c99 -g -O1 -fsanitize=address -fno-omit-frame-pointer -fuse-ld=lld -Wno-string-compare -Iinclude -Itools \
 	    -o $(BUILD)/asan/$$t $$c -L.build-asan-lib/release -lreducerkit -L$(SWIFT_RUNTIME_DIR) -ldispatch \
 	    -lBlocksRuntime -lpthread -Wl,-rpath,$(abspath .build-asan-lib/release) -Wl,-rpath,$(SWIFT_RUNTIME_DIR); \
 	  echo "== asan $$t"; REDUCERKIT_SCENARIOS=Tests/scenarios ASAN_OPTIONS=detect_leaks=1 \
@@ -125,7 +133,7 @@ test-tsan:
 	$(SWIFT) build -c release --sanitize=thread --scratch-path .build-tsan-lib --product reducerkit
 	@mkdir -p $(BUILD)/tsan
 	@set -e; for t in $(TSAN_CTESTS); do \
-	  clang -std=c99 -g -O1 -fsanitize=thread -Wno-string-compare -Iinclude -o $(BUILD)/tsan/$$t Tests/c/$$t.c \
+	  clang -std=c99 -g -O1 -fsanitize=thread -Wno-string-compare -Iinclude -Itools -o $(BUILD)/tsan/$$t Tests/c/$$t.c \
 	    -L.build-tsan-lib/release -lreducerkit -L$(SWIFT_RUNTIME_DIR) -ldispatch -lBlocksRuntime -lpthread \
 	    -Wl,-rpath,$(abspath .build-tsan-lib/release) -Wl,-rpath,$(SWIFT_RUNTIME_DIR); \
 	  echo "== tsan $$t"; $(TSAN_ENV) $(BUILD)/tsan/$$t; done
@@ -175,7 +183,7 @@ test-swift:
 	@echo "== every Swift test again, each encode and decode run by both codecs and compared"
 	REDUCERKIT_WIRE_CHECK=1 $(SWIFT) test --skip-build $(SWIFT_TRAITS)
 
-test-c: $(CTESTS)
+test-c: $(CTESTS) $(BUILD)/reducerkit-check
 	$(CC) $(CFLAGS_C) -fsyntax-only Tests/c/header_only.c
 	$(CXX) -std=c++11 -Wall -Wextra -pedantic -Werror -Iinclude -x c++ -fsyntax-only Tests/c/header_only.c
 	@set -e; for t in $(CTESTS); do echo "== $$t"; REDUCERKIT_SCENARIOS=Tests/scenarios $$t; done
@@ -184,6 +192,11 @@ test-c: $(CTESTS)
 	  REDUCERKIT_WIRE_FAST_PATHS=0 REDUCERKIT_SCENARIOS=Tests/scenarios $(BUILD)/c/$$t; \
 	  echo "== $$t, both codecs on every call, compared"; \
 	  REDUCERKIT_WIRE_CHECK=1 REDUCERKIT_SCENARIOS=Tests/scenarios $(BUILD)/c/$$t; done
+	@echo "== reducerkit-check (dlopen of the shipped library), and each wrong scenario must fail it"
+	$(BUILD)/reducerkit-check Tests/scenarios
+	@for f in Tests/scenarios/wrong/*.wrong.json; do status=0; $(BUILD)/reducerkit-check "$$f" >/dev/null || status=$$?; \
+	  [ $$status -eq 1 ] || { echo "reducerkit-check: $$f is wrong on purpose but exited $$status" >&2; exit 1; }; done; \
+	  echo "reducerkit-check failed each of Tests/scenarios/wrong/*.wrong.json"
 
 test-valgrind: $(CTESTS)
 	@set -e; for t in $(CTESTS); do echo "== valgrind $$t"; REDUCERKIT_SCENARIOS=Tests/scenarios RK_UNDER_VALGRIND=1 $(VALGRIND) $$t; done
@@ -192,10 +205,15 @@ test-valgrind: $(CTESTS)
 test-user-package:
 	bash scripts/test-user-package.sh
 
-test-custom: lib
+test-custom: lib $(BUILD)/reducerkit-check
 	bash examples/custom-feature/test.sh
 
-test-python: lib
+# Typed stubs of the shipped features (python -m reducerkit stubs): mypy --strict and
+# cc -Werror accept Tests/stubs/good.* and reject each Tests/stubs/bad_*.
+test-stubs: lib
+	bash scripts/test-stubs.sh $(LIB) Tests/stubs
+
+test-python: lib $(BUILD)/reducerkit-check
 	$(PYTHON) -m pip install -q ./bindings/python
 	cd bindings/python && REDUCERKIT_LIB=$(abspath $(LIB)) $(PYTHON) -m pytest -q tests
 
@@ -232,7 +250,7 @@ wheel: lib
 
 # make install PREFIX=/opt/reducerkit (default /usr/local; DESTDIR for staging):
 #   include/reducerkit.h, lib/libreducerkit.so.VERSION (soname libreducerkit.so.MAJOR) and its
-#   two links, lib/pkgconfig/reducerkit.pc, and bin/reducerkit-check if build/ has it.
+#   two links, lib/pkgconfig/reducerkit.pc, and bin/reducerkit-check (built first).
 # The .pc adds an rpath to LIBDIR unless LIBDIR is one the loader searches by itself, so
 # `cc app.c $(pkg-config --cflags --libs reducerkit)` builds a program that runs as it is.
 PREFIX       ?= /usr/local
@@ -254,7 +272,7 @@ define check_install_dirs
 	    "INCLUDEDIR=$(INCLUDEDIR), BINDIR=$(BINDIR), PKGCONFIGDIR=$(PKGCONFIGDIR)): '$$d' is not" >&2; exit 2;; esac; done
 endef
 
-install: lib
+install: lib $(BUILD)/reducerkit-check
 	$(check_install_dirs)
 	install -d "$(DESTDIR)$(INCLUDEDIR)" "$(DESTDIR)$(LIBDIR)" "$(DESTDIR)$(PKGCONFIGDIR)"
 	install -m 644 include/reducerkit.h "$(DESTDIR)$(INCLUDEDIR)/reducerkit.h"

@@ -42,6 +42,9 @@ let package = Package(
       name: "ReducerKitTesting",
       dependencies: [
         "ReducerKit",
+        // The scenario runner runs any registered `Feature` (no Foundation: FFI and Wire are
+        // what a feature library links anyway).
+        "ReducerKitFFI", "ReducerKitWire",
         .product(name: "CustomDump", package: "swift-custom-dump"),
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
         // Links the bridge IssueReporting finds at run time to fail the running Swift Testing

@@ -16,15 +16,16 @@ def write(harness, selector, text):
     with open(os.path.join(d, name), "wb") as f:
         f.write(data)
 
-for path in sorted(glob.glob(os.path.join(root, "Tests", "scenarios", "*.json"))):
+for path in sorted(glob.glob(os.path.join(root, "Tests", "scenarios", "*.scenario.json"))):
     sc = json.load(open(path))
     write("json", None, open(path).read())
     k = features.index(sc["feature"])
-    options = {"clock": sc.get("clock", "test")}
-    if sc.get("initial_state") is not None:
-        options["initial_state"] = sc["initial_state"]
-    if sc.get("provide"):
-        options["provide"] = sc["provide"]
+    given = sc.get("options", {})
+    options = {"clock": given.get("clock", "test")}
+    if given.get("initial_state") is not None:
+        options["initial_state"] = given["initial_state"]
+    if given.get("provide"):
+        options["provide"] = given["provide"]
     write("create", k, json.dumps(options))
     for step in sc["steps"]:
         for key in ("send", "receive"):

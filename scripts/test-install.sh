@@ -38,8 +38,7 @@ readelf -d "$tmp/in-tree" | grep -q "NEEDED.*\[libreducerkit.so.$major\]" \
 
 # -- make install / uninstall -------------------------------------------------------------
 prefix=$tmp/prefix
-printf '#!/bin/sh\necho fake reducerkit-check\n' > "$tmp/reducerkit-check"  # until the real one exists
-make --no-print-directory -s install PREFIX="$prefix" CHECK_RUNNER="$tmp/reducerkit-check" >/dev/null
+make --no-print-directory -s install PREFIX="$prefix" >/dev/null
 installed=$(cd "$prefix" && find . \( -type f -o -type l \) | sed 's|^\./||' | sort)
 want=$(printf '%s\n' bin/reducerkit-check include/reducerkit.h "lib/libreducerkit.so" \
   "lib/libreducerkit.so.$major" "lib/libreducerkit.so.$version" lib/pkgconfig/reducerkit.pc | sort)
@@ -64,6 +63,12 @@ grep -q "$prefix/lib" < <(ldd "$tmp/app/app" | grep libreducerkit) \
 out=$(cd / && env -u LD_LIBRARY_PATH "$tmp/app/app") || fail "the pkg-config-built program failed"
 grep -q '"count":41' <<<"$out" || fail "unexpected output from the pkg-config-built program: $out"
 echo "test-install: cc app.c \$(pkg-config --cflags --libs reducerkit) builds a program that runs ($flags)"
+
+# The installed scenario runner loads the installed library by default (../lib beside bin/).
+out=$(cd / && env -u LD_LIBRARY_PATH -u REDUCERKIT_LIB "$prefix/bin/reducerkit-check" \
+  "$root/Tests/scenarios/counter_basics.scenario.json") || fail "the installed reducerkit-check failed: $out"
+grep -q '^1 passed, 0 failed$' <<<"$out" || fail "unexpected output from the installed reducerkit-check: $out"
+echo "test-install: the installed bin/reducerkit-check runs a scenario against the installed library"
 
 make --no-print-directory -s uninstall PREFIX="$prefix" >/dev/null
 left=$(cd "$prefix" && find . \( -type f -o -type l \))

@@ -32,6 +32,8 @@ public struct Feature: Sendable {
   public let endpoints: [Endpoint]
   @usableFromInline let makeStore: @Sendable (StoreOptions) throws(FFIError) -> HostStoreBox
   @usableFromInline let describe: @Sendable () -> JSONValue
+  /// The reducer and state types, for test runners (see `FeatureTesting.swift`).
+  @usableFromInline let types: any _FeatureTypes
 
   /// A feature named `name` running the reducer `reducer` builds, starting (by default) from
   /// `initialState`, whose effects may call the host `endpoints`. Inlinable, so each
@@ -57,6 +59,7 @@ public struct Feature: Sendable {
     self.describe = {
       describeFeature(name, description, initialState(), R.Action.self, endpoints: endpoints)
     }
+    self.types = _FeatureTypesBox(initialState: initialState, reducer: reducer)
   }
 
   /// A host endpoint of a feature: a ``HostEndpoint`` dependency, named by its key path.

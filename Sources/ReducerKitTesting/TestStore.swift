@@ -48,6 +48,8 @@ public final class TestStore<State: Equatable, Action: Sendable> {
   private let recorder: _Recorder<State, Action>
   private let location: _Location
   private var finished = false
+  /// Put before every failure message (the scenario runner names the scenario and step).
+  var issuePrefix = ""
 
   /// A test store for the reducer `reducer` builds.
   ///
@@ -324,7 +326,7 @@ public final class TestStore<State: Equatable, Action: Sendable> {
 
   private func fail(_ message: String, _ here: _Location) {
     reportIssue(
-      message, fileID: here.fileID, filePath: here.filePath, line: here.line, column: here.column)
+      issuePrefix + message, fileID: here.fileID, filePath: here.filePath, line: here.line, column: here.column)
   }
 
   private func describe(_ action: Action) -> String {

@@ -24,7 +24,7 @@ import Testing
 
   @Test(arguments: ScenarioTests.files)
   func scenarioValues(_ file: String) throws {
-    let data = try Data(contentsOf: ScenarioTests.directory.appendingPathComponent(file))
+    let data = try Data(contentsOf: URL(fileURLWithPath: file))
     let scenario = try parseJSON(Array(data))
     guard case .array(let steps)? = scenario["steps"], case .string(let feature)? = scenario["feature"] else {
       Issue.record("\(file): no steps or feature")

@@ -18,7 +18,12 @@ let package = Package(
         .product(name: "ReducerKit", package: "ReducerKit"),
         .product(name: "ReducerKitFFI", package: "ReducerKit"),
       ]
-    )
+    ),
+    // The package's scenarios (scenarios/*.scenario.json), run by ReducerKitTesting.
+    .testTarget(
+      name: "ScoreboardTests",
+      dependencies: ["Scoreboard", .product(name: "ReducerKitTesting", package: "ReducerKit")]
+    ),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -2,7 +2,9 @@
 # Builds the user package's own dynamic library as the README's "Exposing your own features"
 # says (its Package.swift is the README's, but for the dependency by path), checks that it
 # links without warnings, carries the Swift runtime and stays at most 20 MB with the default
-# settings, and drives its feature from C.
+# settings, and drives its feature from C; then runs its scenarios (scenarios/) with the three
+# runners (reducerkit-check, Python's check and pytest plugin, the Swift test target, whose
+# file is the README's "Cross-language testing" test) and checks its typed stubs (stubs/).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -16,6 +18,12 @@ python3 "$root/scripts/readme-snippets.py" "$root/README.md" "$snippets" custom-
 if ! diff -u <(sed -E 's|\.package\(url: "[^"]+", branch: "main"\)|.package(name: "ReducerKit", path: "../..")|' \
     "$snippets/Package.swift") Package.swift; then
   echo "custom-feature: Package.swift differs from the README's (above; - README, + here)" >&2
+  exit 1
+fi
+
+# The README's complete scenario test is this package's test file, verbatim.
+if ! diff -u "$snippets/Tests/ScoreboardTests/ScenarioTests.swift" Tests/ScoreboardTests/ScenarioTests.swift; then
+  echo "custom-feature: Tests/ScoreboardTests/ScenarioTests.swift differs from the README's (above)" >&2
   exit 1
 fi
 
@@ -42,3 +50,33 @@ cc -std=c99 -Wall -Wextra -pedantic -Werror -I"$root/include" driver.c \
 # Again with every encode and decode run by both of the library's codecs and compared (a
 # difference stops the driver with a report).
 REDUCERKIT_WIRE_CHECK=1 "$root/build/examples/scoreboard_driver"
+
+# The package's own scenarios (scenarios/*.scenario.json) in the three runners, and a wrong
+# one that each must fail.
+check="$root/build/reducerkit-check"
+"$check" --lib "$lib/libscoreboard.so" scenarios
+status=0; "$check" --lib "$lib/libscoreboard.so" scenarios/wrong/*.wrong.json >"$snippets/wrong.log" || status=$?
+if [ "$status" -ne 1 ]; then
+  cat "$snippets/wrong.log"; echo "custom-feature: reducerkit-check did not fail the wrong scenario (exit $status)" >&2; exit 1
+fi
+export PYTHONPATH="$root/bindings/python/src${PYTHONPATH:+:$PYTHONPATH}"
+python3 -m reducerkit --lib "$lib/libscoreboard.so" check scenarios
+status=0; python3 -m reducerkit --lib "$lib/libscoreboard.so" check scenarios/wrong/*.wrong.json >"$snippets/wrong.log" || status=$?
+if [ "$status" -ne 1 ]; then
+  cat "$snippets/wrong.log"; echo "custom-feature: python -m reducerkit check did not fail the wrong scenario (exit $status)" >&2; exit 1
+fi
+# The pytest plugin (its pytest11 entry point when the package is installed, else -p).
+plugin=$(python3 -c 'import importlib.metadata as m; print("" if any(e.value == "pytest_reducerkit" for e in m.entry_points(group="pytest11")) else "-p reducerkit.testing.plugin")')
+# shellcheck disable=SC2086
+python3 -m pytest -q -p no:cacheprovider $plugin --reducerkit-lib "$lib/libscoreboard.so" scenarios
+# The Swift runner (Tests/ScoreboardTests): the same scenarios against Feature.scoreboard.
+swift build --build-tests 2>&1 | tee "$snippets/build-tests.log" | grep -E "error|warning:" || true
+if grep -qE "error:|warning:" "$snippets/build-tests.log"; then
+  echo "custom-feature: the tests built with errors or warnings (above)" >&2; exit 1
+fi
+swift test --skip-build 2>&1 | tee "$snippets/test.log" | grep -E "✔|✘|━|passed|failed|scenario \"" || true
+grep -q "Test run with .* passed" "$snippets/test.log" || { echo "custom-feature: swift test failed" >&2; exit 1; }
+echo "custom-feature: the scenarios pass in Swift, C and Python"
+
+# Typed stubs of the package's feature: Python (mypy --strict) and C (-Werror), right and wrong.
+bash "$root/scripts/test-stubs.sh" "$lib/libscoreboard.so" stubs

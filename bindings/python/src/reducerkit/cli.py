@@ -6,6 +6,10 @@
     python -m reducerkit run counter actions.jsonl            # one state (JSON) per line
     python -m reducerkit run todos actions.jsonl --diff       # what each action changed
     python -m reducerkit run search actions.jsonl --clock test
+    python -m reducerkit check Tests/scenarios                # scenarios, as reducerkit-check
+    python -m reducerkit record counter --clock test < session.jsonl > s.scenario.json
+    python -m reducerkit fuzz counter --invariant mymodule:count_is_small --examples 200
+    python -m reducerkit stubs counter > counter_types.py      # --lang c: a C header
 
 ``run`` applies one JSON action per line (blank lines are skipped). An error names the file
 and line (``actions.jsonl:3: unknown action ...``) and exits with status 1. A progress bar
@@ -29,6 +33,9 @@ from .errors import ReducerKitError
 from .store import Store, features, load_library
 
 __all__ = ["main", "summarize_schema"]
+
+# record, fuzz and stubs (reducerkit/_commands.py): name -> handler(args, lib, out, err).
+_EXTRA_COMMANDS: dict[str, Any] = {}
 
 PROGRESS_THRESHOLD = 1000
 
@@ -149,10 +156,11 @@ def _endpoint_summary(endpoint: dict[str, Any]) -> str:
 class _Progress:
     """A one-line progress bar on a stream, redrawn at most 10 times a second."""
 
-    def __init__(self, total: int, stream: TextIO, label: str) -> None:
+    def __init__(self, total: int, stream: TextIO, label: str, unit: str = "lines") -> None:
         self.total = total
         self.stream = stream
         self.label = label
+        self.unit = unit
         self.start = time.monotonic()
         self.last = 0.0
 
@@ -162,11 +170,11 @@ class _Progress:
             return
         self.last = now
         width = 30
-        fraction = done / self.total if self.total else 1.0
+        fraction = min(done / self.total, 1.0) if self.total else 1.0
         filled = int(width * fraction)
         rate = done / (now - self.start) if now > self.start else 0.0
         self.stream.write(f"\r{self.label} [{'#' * filled}{'.' * (width - filled)}] "
-                          f"{fraction * 100:5.1f}% {done}/{self.total} lines "
+                          f"{fraction * 100:5.1f}% {done}/{self.total} {self.unit} "
                           f"{rate:,.0f}/s")
         self.stream.flush()
 
@@ -183,6 +191,18 @@ def _read_lines(path: str) -> list[str]:
         return f.read().splitlines()
 
 
+def _looks_like_scenario(path: str, lines: list[str]) -> bool:
+    """A ``*.scenario.json`` file, or a JSON object with ``"steps"`` (a scenario spread over
+    several lines, which is no action log)."""
+    if path.endswith(".scenario.json"):
+        return True
+    try:
+        value = _json.loads("\n".join(lines))
+    except ValueError:
+        return False
+    return isinstance(value, dict) and "steps" in value and "feature" in value
+
+
 def _cmd_run(args: argparse.Namespace, lib: Library, out: TextIO, err: TextIO) -> int:
     label = "<stdin>" if args.actions == "-" else args.actions
     try:
@@ -192,6 +212,10 @@ def _cmd_run(args: argparse.Namespace, lib: Library, out: TextIO, err: TextIO) -
         return 1
     except UnicodeDecodeError as e:
         err.write(f"{label}: not UTF-8 text: {e}\n")
+        return 1
+    if _looks_like_scenario(args.actions, lines):
+        err.write(f"{label}: this is a scenario: use `check` (python -m reducerkit check "
+                  f"{label}); `run` reads an action log, one JSON action per line\n")
         return 1
     initial = None
     if args.initial_state is not None:
@@ -264,6 +288,23 @@ def _cmd_run(args: argparse.Namespace, lib: Library, out: TextIO, err: TextIO) -
     return status
 
 
+def _cmd_check(args: argparse.Namespace, lib: Library, out: TextIO, err: TextIO) -> int:
+    from .testing.scenarios import check_files, scenario_files
+    if args.timeout_ms <= 0:
+        err.write(f"reducerkit check: --timeout-ms takes a whole number of milliseconds >= 1, "
+                  f"not {args.timeout_ms}\n")
+        return 2
+    for path in args.files:
+        if not os.path.exists(path):
+            err.write(f"reducerkit check: {path}: no such file or directory\n")
+            return 2
+        if os.path.isdir(path) and not scenario_files(path):
+            err.write(f"reducerkit check: {path} holds no *.scenario.json file\n")
+            return 2
+    return check_files(scenario_files(*args.files), out=out, library=lib,
+                       timeout=args.timeout_ms / 1000)
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m reducerkit",
@@ -292,6 +333,18 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--no-progress", dest="progress", action="store_false",
                    help="never draw a progress bar")
     sub.add_parser("version", help="print the binding's and the library's versions")
+    c = sub.add_parser(
+        "check", help="run scenario files (*.scenario.json) like reducerkit-check",
+        description="Runs scenario files (a directory: the *.scenario.json files under it): one "
+                    "line per scenario, then 'N passed, N failed'. Exit status 0 when all "
+                    "passed, 1 when one failed, 2 for bad usage.")
+    c.add_argument("files", nargs="+", metavar="FILE_OR_DIRECTORY")
+    c.add_argument("--lib", metavar="PATH", default=argparse.SUPPRESS,
+                   help="the library (as before the command)")
+    c.add_argument("--timeout-ms", type=int, default=1000, metavar="N",
+                   help="how long a step waits for effects (default 1000)")
+    from ._commands import add_commands
+    add_commands(sub)
     return parser
 
 
@@ -300,17 +353,24 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None,
     """Runs the command line; returns the exit status."""
     out = out or sys.stdout
     err = err or sys.stderr
-    args = _parser().parse_args(argv)
+    try:
+        args = _parser().parse_args(argv)
+    except SystemExit as e:  # argparse: --help (0) or bad usage (2)
+        return int(e.code) if isinstance(e.code, int) else 2
     try:
         lib = load_library(args.lib) if args.lib else load_library()
     except ReducerKitError as e:
         err.write(f"reducerkit: {e.message}\n")
-        return 1
+        return 2 if args.command == "check" else 1
     try:
         if args.command == "features":
             return _cmd_features(args, lib, out)
         if args.command == "run":
             return _cmd_run(args, lib, out, err)
+        if args.command == "check":
+            return _cmd_check(args, lib, out, err)
+        if args.command in _EXTRA_COMMANDS:
+            return _EXTRA_COMMANDS[args.command](args, lib, out, err)
         if args.command == "version":
             from . import __version__
             out.write(f"reducerkit (Python) {__version__}; library {lib.version} "

@@ -25,12 +25,31 @@ import traceback
 import weakref
 from collections.abc import AsyncGenerator, Callable, Iterable, Mapping
 from ctypes import byref, c_size_t, c_uint64, c_void_p
-from typing import Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeAlias
 
 from . import _json
+
+if TYPE_CHECKING:  # type-parameter defaults (PEP 696) for type checkers; plain at run time
+    from typing_extensions import TypeVar
+
+    StateT = TypeVar("StateT", default=dict[str, Any])
+    ActionT = TypeVar("ActionT", default=Any)
+else:
+    from typing import TypeVar
+
+    StateT = TypeVar("StateT")
+    ActionT = TypeVar("ActionT")
+
 from ._host import HostRequests, Provider, Request, _tls, normalize_provide
 from ._native import STATE_CALLBACK, Library, default_library, load
-from .errors import InvalidArgumentError, JSONError, ReducerKitError, Status, StoreClosedError
+from .errors import (
+    InvalidArgumentError,
+    JSONError,
+    MisuseError,
+    ReducerKitError,
+    Status,
+    StoreClosedError,
+)
 
 __all__ = ["Store", "Request", "Provider", "features", "load_library", "JSON", "Action",
            "Subscriber"]
@@ -345,8 +364,12 @@ def _interruptible(lib: Library, fn: Callable[..., int], *args: Any) -> tuple[in
     return int(status), message
 
 
-class Store:
+class Store(Generic[StateT, ActionT]):
     """A store of a feature implemented in Swift.
+
+    Generic in its state and action types for type checkers (``Store[CounterState,
+    CounterAction]``; ``python -m reducerkit stubs FEATURE`` writes them); unparameterized,
+    ``Store[dict[str, Any], Any]``.
 
     ::
 
@@ -375,6 +398,9 @@ class Store:
             the store is created).
         library: a :class:`Library` or a path to the library file (default: see
             :func:`load_library`).
+        record: record the session (sends, clock advances, requests and answers, received
+            actions, the state after each) for :meth:`scenario`, which returns it as a
+            scenario that replays in the Swift, C and Python runners.
 
     Raises:
         UnknownFeatureError, StateError, JSONError, InvalidArgumentError (also a ``provide``
@@ -397,12 +423,13 @@ class Store:
                  providers: Mapping[str, Provider] | None = None,
                  provide: Iterable[str] | None = None,
                  loop: asyncio.AbstractEventLoop | None = None,
-                 library: Library | str | os.PathLike[str] | None = None) -> None:
+                 library: Library | str | os.PathLike[str] | None = None,
+                 record: bool = False) -> None:
         lib = _resolve_library(library)
         options: dict[str, Any] = {"clock": clock}
         if initial_state is not None:
             options["initial_state"] = initial_state
-        if record_actions:
+        if record_actions or record:
             options["record_actions"] = True
         names = normalize_provide(provide, providers)
         if names is not None:
@@ -434,6 +461,11 @@ class Store:
         self._setup(lib, out, owned=True, feature=feature, clock=clock,
                     record_actions=record_actions, provide=tuple(names or ()),
                     providers=providers, loop=loop)
+        if record:
+            from ._record import SessionRecorder
+            scenario_options = {k: v for k, v in options.items() if k != "record_actions"}
+            self._recorder = SessionRecorder(self, options=scenario_options,
+                                             user_records=record_actions)
 
     @classmethod
     def from_handle(cls, handle: int | c_void_p, *,
@@ -500,7 +532,7 @@ class Store:
         except BaseException:
             return default
 
-    def __enter__(self) -> Store:
+    def __enter__(self) -> Store[StateT, ActionT]:
         self._live_handle()
         return self
 
@@ -567,7 +599,7 @@ class Store:
 
     # ---- actions and state -------------------------------------------------------------
 
-    def send(self, action: Any) -> None:
+    def send(self, action: ActionT) -> None:
         """Sends an action; it is reduced before this returns.
 
         Args:
@@ -605,7 +637,7 @@ class Store:
         return out.value
 
     @property
-    def state(self) -> dict[str, Any]:
+    def state(self) -> StateT:
         """The current state, decoded from JSON. It is re-read only when :attr:`version`
         changed, so the same dict is returned while nothing happens: treat it as read-only
         (``copy.deepcopy`` it before mutating)."""
@@ -874,6 +906,31 @@ class Store:
         if requests.log is None:
             requests.log = []
         return requests.take_log()
+
+    # ---- recording -------------------------------------------------------------------
+
+    _recorder: Any = None
+
+    def scenario(self, name: str | None = None) -> dict[str, Any]:
+        """The scenario of everything this store has done since it was created (needs
+        ``record=True``): its options, a step for each send (with the state after it, or
+        the error it raised), clock advance, request, answer, cancellation and received
+        action, ``finish`` when no effect is running, and the final state. Written to a
+        ``*.scenario.json`` file, it replays in ``reducerkit-check``, the Swift runner and
+        :func:`reducerkit.testing.run_scenario`::
+
+            with reducerkit.Store("counter", clock="test", record=True) as store:
+                store.send("increment")
+                json.dump(store.scenario("increments"), open("inc.scenario.json", "w"))
+
+        Raises:
+            MisuseError: the store was not created with ``record=True``.
+        """
+        if self._recorder is None:
+            raise MisuseError("the store does not record its session; create it with "
+                              "record=True", Status.MISUSE)
+        self._live_handle()
+        return self._recorder.scenario(name)  # type: ignore[no-any-return]
 
     # ---- asyncio -----------------------------------------------------------------------
 

@@ -1,17 +1,20 @@
 import ReducerKitFFI
 
-// The few lines that expose this package's features through the C ABI, with the host
-// endpoints their effects call (a host answers them with {"provide": ["saveScore"]}).
+extension Feature {
+  /// The scoreboard as hosts create it, with the host endpoint its effects call (a host
+  /// answers it with {"provide": ["saveScore"]}).
+  public static let scoreboard = Feature(
+    name: "scoreboard",
+    description: "Two teams' scores, saved through the host.",
+    initialState: Scoreboard.State(),
+    endpoints: [.endpoint(\.saveScore)]
+  ) {
+    Scoreboard()
+  }
+}
+
+// The few lines that expose this package's features through the C ABI.
 @_cdecl("reducerkit_register_features")
 public func reducerkit_register_features() {
-  FeatureRegistry.register(
-    Feature(
-      name: "scoreboard",
-      description: "Two teams' scores, saved through the host.",
-      initialState: Scoreboard.State(),
-      endpoints: [.endpoint(\.saveScore)]
-    ) {
-      Scoreboard()
-    }
-  )
+  FeatureRegistry.register(.scoreboard)
 }

@@ -1,0 +1,3 @@
+/* expect: counter_send_set_cont */
+#include "counter_actions.h"
+int main(void) { rk_store *store = NULL; return (int)counter_send_set_cont(store, 5); }

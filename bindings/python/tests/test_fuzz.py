@@ -1,0 +1,130 @@
+"""reducerkit.testing.strategies (Hypothesis strategies from the schemas), check() and
+python -m reducerkit fuzz."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import REPO
+
+pytest.importorskip("hypothesis")
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+
+from reducerkit import Library, Store  # noqa: E402
+from reducerkit.cli import main  # noqa: E402
+from reducerkit.testing import InvariantFailure, check, run_scenario  # noqa: E402
+from reducerkit.testing import strategies  # noqa: E402
+from reducerkit.testing.fuzz import _replay  # noqa: E402
+
+CHECK = REPO / "build" / "reducerkit-check"
+DIFFERENTIAL = CHECK.exists()
+
+
+@pytest.mark.parametrize("feature", ["counter", "todos", "search"])
+def test_every_generated_action_is_accepted(lib: Library, feature: str) -> None:
+    store = Store(feature, clock="test", library=lib)
+
+    @settings(max_examples=150, deadline=None, database=None,
+              suppress_health_check=[HealthCheck.function_scoped_fixture])
+    @given(strategies.actions(feature, lib))
+    def accepted(action: Any) -> None:
+        store.send(action)  # raises ActionError if the schema and the library disagree
+
+    with store:
+        accepted()
+
+
+def test_generated_states_and_responses_are_accepted(lib: Library) -> None:
+    @settings(max_examples=50, deadline=None, database=None)
+    @given(strategies.states("todos", lib), strategies.responses("search", "search", lib))
+    def accepted(state: Any, response: Any) -> None:
+        with Store("todos", initial_state=state, clock="test", library=lib):
+            pass
+        with Store("search", clock="test", provide=["search"], library=lib) as store:
+            store.send({"queryChanged": "q"})
+            store.advance(milliseconds=300)
+            store.wait_request().resolve(response)
+
+    accepted()
+
+
+def test_unknown_feature_and_endpoint(lib: Library) -> None:
+    with pytest.raises(Exception, match="unknown feature 'countr'"):
+        strategies.actions("countr", lib)
+    with pytest.raises(Exception, match="no host endpoint 'nope'"):
+        strategies.responses("counter", "nope", lib)
+
+
+def test_check_passes_a_true_invariant(lib: Library, tmp_path: Path) -> None:
+    def todo_ids_are_unique(state: dict[str, Any]) -> None:
+        ids = [t["id"] for t in state["todos"]]
+        assert len(ids) == len(set(ids))
+
+    check("todos", todo_ids_are_unique, max_examples=25, steps=8, seed=1, library=lib,
+          reproducer=tmp_path / "never.scenario.json", differential=DIFFERENTIAL)
+    assert not (tmp_path / "never.scenario.json").exists()
+    # Host requests answered at random (search answers every request of its endpoint).
+    check("search", lambda s: isinstance(s["results"], list), max_examples=25, steps=8,
+          seed=2, library=lib, differential=DIFFERENTIAL,
+          reproducer=tmp_path / "never.scenario.json")
+
+
+def test_check_shrinks_a_failure_to_a_scenario(lib: Library, tmp_path: Path) -> None:
+    def count_is_small(state: dict[str, Any]) -> None:
+        assert abs(state["count"]) < 5, f"count is {state['count']}"
+
+    target = tmp_path / "counter-failure.scenario.json"
+    with pytest.raises(InvariantFailure) as info:
+        check("counter", count_is_small, max_examples=200, steps=10, seed=3, library=lib,
+              reproducer=target, differential=DIFFERENTIAL)
+    message = str(info.value)
+    assert "the invariant failed: count is" in message
+    assert str(target) in message and info.value.reproducer == target
+    scenario = json.loads(target.read_text())
+    # Shrunk: one step, the smallest count that breaks the invariant.
+    sends = [s for s in scenario["steps"] if "send" in s]
+    assert len(sends) == 1 and sends[0]["send"] in ({"setCount": 5}, {"setCount": -5})
+    run_scenario(scenario, lib)  # the reproducer replays (it records what happened)
+
+
+@pytest.mark.skipif(not DIFFERENTIAL, reason="build/reducerkit-check not built (make)")
+def test_the_differential_replay_reports_a_disagreement(lib: Library) -> None:
+    with Store("counter", clock="test", record=True, library=lib) as store:
+        store.send("increment")
+        scenario = store.scenario()
+    assert _replay(str(CHECK), lib, scenario) is None
+    scenario["steps"][0]["state"]["count"] = 2  # what a buggy host would have seen
+    problem = _replay(str(CHECK), lib, scenario)
+    assert problem is not None and "$.count: expected 2, actual 1" in problem
+
+
+def test_fuzz_command(lib: Library, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "invariants.py").write_text(
+        "def small(state):\n    assert state['count'] < 3, state['count']\n"
+        "def anything(state):\n    return True\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    diff = [] if DIFFERENTIAL else ["--no-differential"]
+    out, err = io.StringIO(), io.StringIO()
+    status = main(["--lib", lib.path, "fuzz", "counter", "--invariant", "invariants:anything",
+                   "--examples", "10", "--seed", "1", *diff], out=out, err=err)
+    assert status == 0, err.getvalue()
+    assert "the invariant held in 10 random sequences" in out.getvalue()
+    out, err = io.StringIO(), io.StringIO()
+    status = main(["--lib", lib.path, "fuzz", "counter", "--invariant", "invariants:small",
+                   "--examples", "100", "--seed", "1", "--out", "found.scenario.json", *diff],
+                  out=out, err=err)
+    assert status == 1, out.getvalue() + err.getvalue()
+    assert "found.scenario.json" in err.getvalue()
+    run_scenario(tmp_path / "found.scenario.json", lib)
+    for bad in (["--invariant", "nomodule"], ["--invariant", "missing_module_x:f"],
+                ["--invariant", "invariants:nope"]):
+        err = io.StringIO()
+        assert main(["--lib", lib.path, "fuzz", "counter", *bad], out=io.StringIO(),
+                    err=err) == 2, err.getvalue()
+    del sys.modules["invariants"]

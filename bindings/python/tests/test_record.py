@@ -1,0 +1,157 @@
+"""Recording a session as a scenario: Store(record=True).scenario() and python -m reducerkit
+record; the scenarios replay in run_scenario and reducerkit-check."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import REPO, SCENARIOS
+
+import reducerkit
+from reducerkit import Library, MisuseError, Store
+from reducerkit.cli import main
+from reducerkit.testing import ScenarioFailure, run_scenario
+
+CHECK = REPO / "build" / "reducerkit-check"
+
+
+def _replays(lib: Library, scenario: dict[str, Any], tmp_path: Path) -> None:
+    """The scenario passes run_scenario, and reducerkit-check when it is built."""
+    run_scenario(scenario, lib)
+    if CHECK.exists():
+        path = tmp_path / "recorded.scenario.json"
+        path.write_text(json.dumps(scenario))
+        done = subprocess.run([str(CHECK), "--lib", lib.path, str(path)], capture_output=True,
+                              text=True, timeout=60)
+        assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_a_recorded_session_replays(lib: Library, tmp_path: Path) -> None:
+    with Store("counter", clock="test", provide=["numberFact"], record=True,
+               library=lib) as store:
+        store.send("increment")
+        with pytest.raises(reducerkit.ActionError):
+            store.send("incremnt")
+        store.send("factButtonTapped")
+        request = store.wait_request()
+        with pytest.raises(reducerkit.ResponseError):
+            request.resolve(5)
+        request.resolve("a fact")
+        store.wait_idle()
+        store.send("toggleTimer")
+        store.advance(seconds=2.5)
+        store.send("toggleTimer")
+        scenario = store.scenario("recorded")
+    steps = scenario["steps"]
+    assert scenario["options"] == {"clock": "test", "provide": ["numberFact"]}
+    assert steps[0] == {"send": "increment", "state": {"count": 1, "fact": None,
+                                                       "isTimerOn": False}}
+    assert steps[1]["error"]["status"] == "RK_ERR_ACTION"
+    assert steps[2] == {"send": "factButtonTapped"}
+    assert steps[3] == {"request": {"id": 1, "name": "numberFact", "payload": 1}}
+    assert steps[4]["error"]["status"] == "RK_ERR_RESPONSE"
+    assert steps[5] == {"resolve": 1, "response": "a fact"}
+    assert steps[6]["receive"] == {"factResponse": "a fact"}
+    assert {"advance_ms": 2500} in steps
+    assert [s.get("receive") for s in steps].count("timerTick") == 2
+    assert steps[-1] == {"finish": True}
+    assert scenario["final_state"] == {"count": 3, "fact": "a fact", "isTimerOn": False}
+    _replays(lib, scenario, tmp_path)
+
+
+def test_providers_answers_and_cancellations_are_recorded(lib: Library, tmp_path: Path) -> None:
+    with Store("search", clock="test", providers={"search": lambda q: [q + "!"]}, record=True,
+               library=lib) as store:
+        store.send({"queryChanged": "sw"})
+        store.advance(seconds=0.3)
+        store.send({"queryChanged": "swi"})
+        store.send({"queryChanged": ""})
+        store.advance(seconds=1)
+        scenario = store.scenario()
+    assert {"resolve": 1, "response": ["sw!"]} in scenario["steps"]
+    _replays(lib, scenario, tmp_path)
+    with Store("search", clock="test", provide=["search"], record=True, library=lib) as store:
+        store.send({"queryChanged": "sw"})
+        store.advance(seconds=0.3)
+        store.send({"queryChanged": "swi"})
+        store.advance(seconds=0.3)
+        store.pending_requests()[0].resolve(["swim"])
+        store.wait_idle()
+        scenario = store.scenario()
+    assert {"cancelled": 1} in scenario["steps"]
+    _replays(lib, scenario, tmp_path)
+
+
+def test_a_running_timer_leaves_out_finish(lib: Library, tmp_path: Path) -> None:
+    with Store("counter", clock="test", record=True, library=lib) as store:
+        store.send("toggleTimer")
+        store.advance(seconds=1)
+        scenario = store.scenario()
+    assert {"finish": True} not in scenario["steps"]
+    _replays(lib, scenario, tmp_path)
+
+
+def test_a_wrong_replay_fails(lib: Library) -> None:
+    with Store("counter", clock="test", record=True, library=lib) as store:
+        store.send("increment")
+        scenario = store.scenario()
+    scenario["steps"][0]["state"]["count"] = 5
+    with pytest.raises(ScenarioFailure, match=r"\$\.count: expected 5, actual 1"):
+        run_scenario(scenario, lib)
+
+
+def test_take_actions_still_works_beside_recording(lib: Library) -> None:
+    with Store("counter", clock="test", record=True, record_actions=True, library=lib) as store:
+        store.send("increment")
+        assert [r["action"] for r in store.take_actions()] == ["increment"]
+        store.send("increment")
+        assert store.scenario()["final_state"]["count"] == 2
+        assert [r["action"] for r in store.take_actions()] == ["increment"]
+    with Store("counter", clock="test", record=True, library=lib) as store:
+        with pytest.raises(MisuseError, match="record_actions=True"):
+            store.take_actions()
+
+
+def test_scenario_needs_record(lib: Library) -> None:
+    with Store("counter", library=lib) as store:
+        with pytest.raises(MisuseError, match="record=True"):
+            store.scenario()
+
+
+# ---- python -m reducerkit record --------------------------------------------------------------
+
+def _record(lib: Library, stdin: str, *args: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    old = sys.stdin
+    sys.stdin = io.StringIO(stdin)
+    try:
+        status = main(["--lib", lib.path, "record", *args], out=out, err=err)
+    finally:
+        sys.stdin = old
+    return status, out.getvalue(), err.getvalue()
+
+
+def test_record_reproduces_the_committed_recorded_scenario(lib: Library) -> None:
+    session = (SCENARIOS / "counter_recorded.session.jsonl").read_text()
+    committed = json.loads((SCENARIOS / "counter_recorded.scenario.json").read_text())
+    status, out, err = _record(lib, session, "counter", "--provide", "numberFact",
+                               "--name", committed["name"])
+    assert status == 0, err
+    assert json.loads(out) == committed
+    assert "<stdin>:3: recorded as an error step" in err
+    run_scenario(committed, lib)
+
+
+def test_record_errors_name_the_line(lib: Library) -> None:
+    status, _, err = _record(lib, '"increment"\n{not json\n', "counter")
+    assert status == 1 and "<stdin>:2: invalid JSON" in err
+    status, _, err = _record(lib, '{"fail": 1}\n', "counter")
+    assert status == 1 and 'needs a "message"' in err
+    status, _, err = _record(lib, "", "countr")
+    assert status == 1 and "unknown feature" in err

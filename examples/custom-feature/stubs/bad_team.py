@@ -1,0 +1,5 @@
+# expect: incompatible type
+from scoreboard_types import ScoreboardStore
+
+with ScoreboardStore("scoreboard") as store:
+    store.send({"score": {"team": "middle", "points": 3}})
