@@ -82,7 +82,7 @@ test-asan:
 # (Swift runtime linked dynamically). Known false positives of the toolchain are suppressed,
 # each explained, in Tests/sanitizers/tsan.supp; any other report fails the target.
 TSAN_ENV   := TSAN_OPTIONS="suppressions=$(abspath Tests/sanitizers/tsan.supp) print_suppressions=1"
-TSAN_CTESTS := test_api test_hardening test_requests
+TSAN_CTESTS := test_api test_hardening test_requests test_patch
 SWIFT_RUNTIME_DIR = $(shell dirname $$(dirname $$(readlink -f $$(command -v $(SWIFT)))))/lib/swift/linux
 test-tsan:
 	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan

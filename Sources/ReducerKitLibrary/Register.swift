@@ -18,15 +18,15 @@ public func reducerkit_register_features() {
       initialState: Todos.State()
     ) { Todos() },
     Feature(
-      name: "todos_untracked",
-      description: "The todos feature over a plain array (no change tracking): the baseline for benchmarks.",
-      initialState: UntrackedTodos.State()
-    ) { UntrackedTodos() },
-    Feature(
       name: "search",
       description: "A query searched (endpoint search: an offline word list by default) 300 ms after it stops changing.",
       initialState: Search.State(),
       endpoints: [.endpoint(\.search)]
-    ) { Search() }
+    ) { Search() },
+    Feature(
+      name: "todos_untracked",
+      description: "The todos feature over a plain array (no change tracking): the baseline for benchmarks.",
+      initialState: UntrackedTodos.State()
+    ) { UntrackedTodos() }
   )
 }
