@@ -34,9 +34,9 @@ public struct Todos: Reducer {
     public var filter: Filter
     public var nextID: Int
 
-    /// A state of `todos` (their ids must be unique).
+    /// A state of `todos` (ids should be unique; lookups by id find the first).
     public init(todos: [Todo] = [], filter: Filter = .all, nextID: Int = 1) {
-      self.init(todos: TrackedArray(uniqueElements: todos), filter: filter, nextID: nextID)
+      self.init(todos: TrackedArray(todos), filter: filter, nextID: nextID)
     }
 
     /// A state of `todos`.
@@ -103,7 +103,7 @@ public struct Todos: Reducer {
       state.todos[id: id]?.isComplete.toggle()  // O(log n): found by id
       return .none
     case let .delete(id):
-      state.todos.remove(id: id)
+      while state.todos.remove(id: id) != nil {}  // every todo with it (a host may repeat ids)
       return .none
     case let .setFilter(filter):
       state.filter = filter

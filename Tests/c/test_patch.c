@@ -331,11 +331,15 @@ static int run_one(const char *feature, uint64_t seed, int steps) {
                   (unsigned long long)seed, step, action, f.why ? f.why : "?");
         /* Every change was delivered (a send that changed nothing makes no call, so the
          * followed version may be older): the followed copy is the state. */
-        ok &= f.version <= v && f.doc != NULL && state != NULL && same_json(f.doc, state);
-        CHECK_MSG(f.version <= v && f.doc != NULL && state != NULL && same_json(f.doc, state),
-                  "%s seed %llu step %d (%s): patched copy (v%llu) %s != state (v%llu) %s", feature,
-                  (unsigned long long)seed, step, action, (unsigned long long)f.version,
-                  f.doc ? jm_dump(f.doc) : "NULL", (unsigned long long)v, state ? state : "NULL");
+        {
+            int good = f.version <= v && f.doc != NULL && state != NULL && same_json(f.doc, state);
+            char *followed = good ? NULL : jm_dump(f.doc);
+            ok &= good;
+            CHECK_MSG(good, "%s seed %llu step %d (%s): patched copy (v%llu) %s != state (v%llu) %s",
+                      feature, (unsigned long long)seed, step, action, (unsigned long long)f.version,
+                      followed ? followed : "NULL", (unsigned long long)v, state ? state : "NULL");
+            free(followed);
+        }
         /* A send that changed nothing made no call (todos: no effects, one delivery a send). */
         if (!counter && before != NULL && state != NULL && strcmp(before, state) == 0) {
             CHECK_MSG(f.calls == calls_before, "%s seed %llu step %d (%s): a call without a change",

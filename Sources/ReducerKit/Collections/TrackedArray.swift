@@ -18,9 +18,11 @@ import Synchronization
 /// state.todos.remove(id: 7)
 /// ```
 ///
-/// It encodes and decodes as a plain array (decoding rejects duplicate ids). Ids are unique:
-/// ``append(_:)`` of an id that is present does nothing, and writing an element whose id
-/// differs from the one it replaces is a precondition failure, as in `IdentifiedArray`.
+/// It encodes and decodes as a plain array. Ids are meant to be unique: ``append(_:)`` of an
+/// id that is present does nothing, and writing an element whose id differs from the one it
+/// replaces is a precondition failure, as in `IdentifiedArray`. Decoding accepts an array
+/// with a repeated id (a host may send any array): lookups by id then find the first element
+/// with it.
 /// Inserting or removing elsewhere than at the end rebuilds the storage (O(n), like an
 /// array's shift).
 public struct TrackedArray<Element: Identifiable> {
@@ -45,6 +47,13 @@ public struct TrackedArray<Element: Identifiable> {
     let count = vector.count
     let unique = idIndex.withPositions(of: self) { $0.count == count }
     precondition(unique, "TrackedArray(uniqueElements:): the elements' ids are not unique")
+  }
+
+  /// An array of `elements`; a repeated id is kept (lookups by id find its first element).
+  @inlinable public init<S: Sequence>(_ elements: S) where S.Element == Element {
+    vector = _PersistentVector(elements)
+    generation = _nextTrackedGeneration()
+    idIndex = _IDIndex(generation: 0)
   }
 
   /// The position of the element with `id`, or nil.
@@ -244,7 +253,7 @@ extension TrackedArray: Encodable where Element: Encodable {
 }
 
 extension TrackedArray: Decodable where Element: Decodable {
-  /// Decodes an array; two elements with the same id are an error.
+  /// Decodes an array (a repeated id is kept: lookups by id find its first element).
   public init(from decoder: any Decoder) throws {
     var container = try decoder.unkeyedContainer()
     var elements: [Element] = []
@@ -253,11 +262,6 @@ extension TrackedArray: Decodable where Element: Decodable {
     vector = _PersistentVector(elements)
     generation = _nextTrackedGeneration()
     idIndex = _IDIndex(generation: 0)
-    let count = vector.count
-    guard idIndex.withPositions(of: self, { $0.count == count }) else {
-      throw DecodingError.dataCorrupted(
-        DecodingError.Context(codingPath: decoder.codingPath, debugDescription: "two elements have the same id"))
-    }
   }
 }
 
@@ -346,7 +350,7 @@ final class _IDIndex<ID: Hashable>: @unchecked Sendable {
       var position = 0
       array.vector.forEachLeaf { leaf in
         for element in leaf {
-          rebuilt[element.id] = position
+          if rebuilt[element.id] == nil { rebuilt[element.id] = position }  // the first wins
           position += 1
         }
       }
