@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+  @preconcurrency import Glibc
+#elseif canImport(Musl)
+  @preconcurrency import Musl
+#elseif canImport(Darwin)
+  @preconcurrency import Darwin
+#endif
+
 /// The storage of ``TrackedArray``: a persistent vector (a 32-way trie of fixed-size nodes,
 /// as in Clojure's `PersistentVector`).
 ///
@@ -163,10 +171,43 @@ extension _PersistentVector where Element: Equatable {
     return Self.equal(a, b, level: shift)
   }
 
+  /// Whether two elements are equal: the same bytes (a copy the store made before writing
+  /// a neighbour) or `==`. For a reflexive `==` this is `==`, and it spares the witness
+  /// calls where this code runs unspecialized (reached through a dynamic cast).
+  @inlinable @inline(__always)
+  static func same(_ a: ContiguousArray<Element>, _ i: Int, _ b: ContiguousArray<Element>, _ j: Int) -> Bool {
+    let bitwise = a.withUnsafeBufferPointer { pa in
+      b.withUnsafeBufferPointer { pb in
+        memcmp(pa.baseAddress! + i, pb.baseAddress! + j, MemoryLayout<Element>.size) == 0
+      }
+    }
+    return bitwise || a[i] == b[j]
+  }
+
+  /// The positions (below `count`) where two leaves' elements differ, compared as in `same`.
+  @inlinable
+  static func differing(_ a: ContiguousArray<Element>, _ b: ContiguousArray<Element>, base: Int, into out: inout [Int]) {
+    let n = Swift.min(a.count, b.count)
+    a.withUnsafeBufferPointer { pa in
+      b.withUnsafeBufferPointer { pb in
+        guard let x = pa.baseAddress, let y = pb.baseAddress else { return }
+        let size = MemoryLayout<Element>.size
+        // Without the padding after each element (a copy does not keep it).
+        for i in 0..<n where memcmp(x + i, y + i, size) != 0 && x[i] != y[i] {
+          out.append(base + i)
+        }
+      }
+    }
+  }
+
   @inlinable
   static func equal(_ a: _VectorNode<Element>, _ b: _VectorNode<Element>, level: Int) -> Bool {
     if a === b { return true }
-    if level == 0 { return a.elements == b.elements }
+    if level == 0 {
+      guard a.elements.count == b.elements.count else { return false }
+      for i in a.elements.indices where !same(a.elements, i, b.elements, i) { return false }
+      return true
+    }
     guard a.children.count == b.children.count else { return false }
     for i in a.children.indices where !equal(a.children[i], b.children[i], level: level - bits) {
       return false
@@ -189,14 +230,29 @@ extension _PersistentVector where Element: Equatable {
   ) {
     if a === b { return }
     if level == 0 {
-      for i in 0..<Swift.min(a.elements.count, b.elements.count) where a.elements[i] != b.elements[i] {
-        out.append(base + i)
-      }
+      differing(a.elements, b.elements, base: base, into: &out)
       return
     }
-    for i in 0..<Swift.min(a.children.count, b.children.count) {
+    for i in differingChildren(a, b) {
       collect(a.children[i], b.children[i], level: level - bits, base: base + (i &<< level), into: &out)
     }
+  }
+
+  /// The slots where two inner nodes hold different children, found by comparing the
+  /// references' bits (no retains: this code runs unspecialized).
+  @inlinable
+  static func differingChildren(_ a: _VectorNode<Element>, _ b: _VectorNode<Element>) -> [Int] {
+    let n = Swift.min(a.children.count, b.children.count)
+    var out: [Int] = []
+    a.children.withUnsafeBytes { x in
+      b.children.withUnsafeBytes { y in
+        let word = MemoryLayout<UnsafeRawPointer>.stride
+        for i in 0..<n where x.load(fromByteOffset: i * word, as: UInt.self) != y.load(fromByteOffset: i * word, as: UInt.self) {
+          out.append(i)
+        }
+      }
+    }
+    return out
   }
 
   /// How many leading elements the two vectors have in common. Shared subtrees are skipped
@@ -223,7 +279,7 @@ extension _PersistentVector where Element: Equatable {
     if level == 0 {
       var i = 0
       let n = Swift.min(a.elements.count, b.elements.count, limit - base)
-      while i < n, a.elements[i] == b.elements[i] { i += 1 }
+      while i < n, same(a.elements, i, b.elements, i) { i += 1 }
       return base + i
     }
     let n = Swift.min(a.children.count, b.children.count)
@@ -245,8 +301,9 @@ final class _VectorNode<Element>: @unchecked Sendable {
   // Safe: a node is mutated only through `_PersistentVector`'s mutating methods, and only
   // after `isKnownUniquelyReferenced` proved that no other vector (so no other thread) holds
   // it; a shared node is copied first. This is the copy-on-write discipline of `Array`.
-  @usableFromInline var elements: ContiguousArray<Element>
-  @usableFromInline var children: ContiguousArray<_VectorNode<Element>>
+  // `@exclusivity(unchecked)`: accesses never overlap (see above: one owner at a time).
+  @exclusivity(unchecked) @usableFromInline var elements: ContiguousArray<Element>
+  @exclusivity(unchecked) @usableFromInline var children: ContiguousArray<_VectorNode<Element>>
 
   @inlinable init(elements: ContiguousArray<Element>) {
     self.elements = elements

@@ -69,6 +69,21 @@ struct PatchWriter {
       out.append(contentsOf: "null".utf8)
       return
     }
+    // The commonest changes are written here, as `WireEncoder` writes them; the rest (and
+    // doubles: their shortest form is the encoder's) go through the encoder.
+    switch value {
+    case let flag as Bool:
+      out.append(contentsOf: (flag ? "true" : "false").utf8)
+      return
+    case let number as Int:
+      out.append(contentsOf: String(number).utf8)
+      return
+    case let text as String:
+      JSONPointer.appendJSONString(Array(text.utf8), to: &out)
+      return
+    default:
+      break
+    }
     do {
       try WireEncoder(explicitNulls: true).withEncodedBytes(value) { out.append(contentsOf: $0) }
     } catch {
@@ -81,7 +96,7 @@ struct PatchWriter {
 /// member (collections), and finds its children by JSON Pointer segment.
 protocol _PatchDiffable {
   /// Writes the operations that turn `old` (a value of the same type) into `self`.
-  func _patch(from old: Any, into writer: inout PatchWriter, depth: Int) throws(FFIError)
+  func _patch(from old: any Encodable, into writer: inout PatchWriter, depth: Int) throws(FFIError)
   /// The child at a pointer segment: `nil` when there is none (the number of elements, or
   /// the keys, for the message).
   func _child(at segment: String) -> _PointerStep
@@ -119,13 +134,16 @@ enum Differ {
       if !sameJSON(old, new) { try writer.replace(.value(new)) }
       return
     }
-    if let diffable = new as? any _PatchDiffable {
-      try diffable._patch(from: old, into: &writer, depth: depth + 1)
+    let equal: _EqualThunk?
+    switch _TypeKind.of(new) {
+    case let .diffable(patch):
+      try patch(new, old, &writer, depth + 1)
       return
-    }
-    if _isScalar(new) {
-      if !(equal(old, new) ?? false) { try writer.replace(.value(new)) }
+    case let .scalar(isEqual):
+      if !(isEqual?(old, new) ?? false) { try writer.replace(.value(new)) }
       return
+    case let .other(isEqual):
+      equal = isEqual
     }
     switch (_Shape.of(old), _Shape.of(new)) {
     case let (.keyed(a), .keyed(b)):
@@ -133,12 +151,12 @@ enum Differ {
     case let (.single(a), .single(b)):
       // A wrapper (or an Optional) sits at its wrapped value's position.
       try diff(a, b, into: &writer, depth: depth + 1)
-    case let (.unkeyed(a), .unkeyed(b)) where !(equal(old, new) ?? false):
+    case let (.unkeyed(a), .unkeyed(b)) where !(equal?(old, new) ?? false):
       try diffElements(a, b, into: &writer, depth: depth + 1)
     case (.unkeyed, .unkeyed):
       return
     default:
-      if !(equal(old, new) ?? sameJSON(old, new)) { try writer.replace(.value(new)) }
+      if !(equal?(old, new) ?? sameJSON(old, new)) { try writer.replace(.value(new)) }
     }
   }
 
@@ -224,8 +242,10 @@ enum Differ {
 
   /// `==` of two values of one type, or nil when the type is not `Equatable`.
   static func equal(_ a: any Encodable, _ b: any Encodable) -> Bool? {
-    guard let a = a as? any Equatable else { return nil }
-    return a._isEqual(to: b)
+    switch _TypeKind.of(a) {
+    case let .scalar(isEqual), let .other(isEqual): return isEqual?(a, b)
+    case .diffable: return (a as? any Equatable)?._isEqual(to: b)
+    }
   }
 
   static func sameChild(_ a: _ShapeChild, _ b: _ShapeChild) -> Bool {
@@ -246,6 +266,52 @@ enum Differ {
   }
 }
 
+/// `==` of two values of one (Equatable) type, erased.
+typealias _EqualThunk = (any Encodable, any Encodable) -> Bool
+/// `_PatchDiffable._patch` of a type, erased: (new, old, writer, depth).
+typealias _PatchThunk = (any Encodable, any Encodable, inout PatchWriter, Int) throws(FFIError) -> Void
+
+/// How the differ treats a type, found once per type (dynamic casts to protocols cost a
+/// conformance lookup each; these thunks cast to the concrete type, a metadata compare).
+enum _TypeKind {
+  case diffable(_PatchThunk)
+  case scalar(_EqualThunk?)
+  case other(_EqualThunk?)
+
+  /// Kinds by type: a short list scanned by identity (cheaper than hashing; a state has
+  /// few types).
+  private static let known = Locked<[(ObjectIdentifier, _TypeKind)]>([])
+
+  static func of(_ value: any Encodable) -> _TypeKind {
+    let id = ObjectIdentifier(type(of: value))
+    let found = known.withLock { list -> _TypeKind? in
+      for (type, kind) in list where type == id { return kind }
+      return nil
+    }
+    if let found { return found }
+    let kind: _TypeKind
+    if let diffable = value as? any _PatchDiffable {
+      kind = .diffable(patchThunk(diffable))
+    } else {
+      let equal = (value as? any Equatable).flatMap { equalThunk($0) }
+      kind = _isScalar(value) ? .scalar(equal) : .other(equal)
+    }
+    known.withLock { $0.append((id, kind)) }
+    return kind
+  }
+
+  private static func patchThunk<T: _PatchDiffable>(_: T) -> _PatchThunk {
+    { (new, old, writer, depth) throws(FFIError) in
+      try (new as! T)._patch(from: old, into: &writer, depth: depth)
+    }
+  }
+
+  private static func equalThunk<T: Equatable>(_: T) -> _EqualThunk? {
+    guard T.self is any Encodable.Type else { return nil }
+    return { a, b in (a as! T) == (b as! T) }
+  }
+}
+
 extension Equatable {
   /// `self == other` when `other` has this type.
   func _isEqual(to other: Any) -> Bool {
@@ -256,8 +322,25 @@ extension Equatable {
 
 // MARK: - Collections
 
+/// Whether `size` bytes at `a` and `b` are equal (8 at a time; inlined, unlike `memcmp`).
+@inline(__always)
+func _bytesEqual(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ size: Int) -> Bool {
+  var offset = 0
+  while offset + 8 <= size {
+    if a.loadUnaligned(fromByteOffset: offset, as: UInt64.self) != b.loadUnaligned(fromByteOffset: offset, as: UInt64.self) {
+      return false
+    }
+    offset += 8
+  }
+  while offset < size {
+    if a.load(fromByteOffset: offset, as: UInt8.self) != b.load(fromByteOffset: offset, as: UInt8.self) { return false }
+    offset += 1
+  }
+  return true
+}
+
 extension Array: _PatchDiffable where Element: Encodable & Equatable {
-  func _patch(from old: Any, into writer: inout PatchWriter, depth: Int) throws(FFIError) {
+  func _patch(from old: any Encodable, into writer: inout PatchWriter, depth: Int) throws(FFIError) {
     guard let old = old as? [Element] else { return try writer.replace(.value(self)) }
     let (prefix, suffix) = Self.commonEnds(old, self)
     if prefix == count && prefix == old.count { return }
@@ -286,32 +369,35 @@ extension Array: _PatchDiffable where Element: Encodable & Equatable {
 
   /// The lengths of the common prefix and suffix (not overlapping). This code runs
   /// unspecialized (it is reached through a dynamic cast), so elements are first compared
-  /// as bytes, in blocks: an array the store copied before writing one element holds the
-  /// same bytes everywhere else (bitwise-equal values of a value type are equal), and `==`
-  /// is called only where the bytes differ.
+  /// as bytes: an array the store copied before writing one element holds the same bytes
+  /// everywhere else (bitwise-equal values of a value type are equal), and `==` is called
+  /// only where the bytes differ.
   static func commonEnds(_ old: [Element], _ new: [Element]) -> (prefix: Int, suffix: Int) {
     old.withUnsafeBufferPointer { a in
       new.withUnsafeBufferPointer { b in
         let limit = Swift.min(a.count, b.count)
         if a.count == b.count, a.baseAddress == b.baseAddress { return (limit, 0) }
         guard let pa = a.baseAddress, let pb = b.baseAddress else { return (0, 0) }
-        let stride = MemoryLayout<Element>.stride
         let size = MemoryLayout<Element>.size
-        let block = 64
-        func same(_ i: Int, _ j: Int) -> Bool {
-          memcmp(pa + i, pb + j, size) == 0 || pa[i] == pb[j]
-        }
+        // Elements are compared as bytes (without the padding after them, which copies do
+        // not keep), `==` only where the bytes differ.
+        let stride = MemoryLayout<Element>.stride
+        let ra = UnsafeRawPointer(pa)
+        let rb = UnsafeRawPointer(pb)
         var prefix = 0
-        while prefix + block <= limit, memcmp(pa + prefix, pb + prefix, block * stride) == 0 { prefix += block }
-        while prefix < limit, same(prefix, prefix) { prefix += 1 }
+        while prefix < limit,
+          _bytesEqual(ra + prefix &* stride, rb + prefix &* stride, size) || pa[prefix] == pb[prefix]
+        {
+          prefix += 1
+        }
         var suffix = 0
         let room = limit - prefix
-        while suffix + block <= room,
-          memcmp(pa + (a.count - suffix - block), pb + (b.count - suffix - block), block * stride) == 0
-        {
-          suffix += block
+        while suffix < room {
+          let i = a.count - 1 - suffix
+          let j = b.count - 1 - suffix
+          guard _bytesEqual(ra + i &* stride, rb + j &* stride, size) || pa[i] == pb[j] else { break }
+          suffix += 1
         }
-        while suffix < room, same(a.count - 1 - suffix, b.count - 1 - suffix) { suffix += 1 }
         return (prefix, suffix)
       }
     }
@@ -324,7 +410,7 @@ extension Array: _PatchDiffable where Element: Encodable & Equatable {
 }
 
 extension TrackedArray: _PatchDiffable where Element: Encodable & Equatable {
-  func _patch(from old: Any, into writer: inout PatchWriter, depth: Int) throws(FFIError) {
+  func _patch(from old: any Encodable, into writer: inout PatchWriter, depth: Int) throws(FFIError) {
     guard let old = old as? TrackedArray<Element> else { return try writer.replace(.value(self)) }
     for change in changes(from: old) {
       switch change {
@@ -351,7 +437,7 @@ extension TrackedArray: _PatchDiffable where Element: Encodable & Equatable {
 }
 
 extension Dictionary: _PatchDiffable where Key == String, Value: Encodable & Equatable {
-  func _patch(from old: Any, into writer: inout PatchWriter, depth: Int) throws(FFIError) {
+  func _patch(from old: any Encodable, into writer: inout PatchWriter, depth: Int) throws(FFIError) {
     guard let old = old as? [String: Value] else { return try writer.replace(.value(self)) }
     if old == self { return }
     for (key, value) in self {

@@ -61,6 +61,10 @@ enum JSONPointer {
 
   /// Appends `segment` with `~` written `~0` and `/` written `~1`.
   static func appendEscaped(_ segment: String, to out: inout [UInt8]) {
+    if !segment.utf8.contains(where: { $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "/") }) {
+      out.append(contentsOf: segment.utf8)
+      return
+    }
     for byte in segment.utf8 {
       switch byte {
       case UInt8(ascii: "~"): out.append(contentsOf: [UInt8(ascii: "~"), UInt8(ascii: "0")])
@@ -70,16 +74,21 @@ enum JSONPointer {
     }
   }
 
-  /// Appends `text` (valid UTF-8) as a JSON string.
+  /// Appends `text` (valid UTF-8) as a JSON string, escaped as `WireEncoder` escapes.
   static func appendJSONString(_ text: [UInt8], to out: inout [UInt8]) {
     out.append(UInt8(ascii: "\""))
     for byte in text {
       switch byte {
       case UInt8(ascii: "\""): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
       case UInt8(ascii: "\\"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+      case 0x0A: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+      case 0x0D: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+      case 0x09: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+      case 0x08: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
+      case 0x0C: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
       case 0..<0x20:
         let hex = Array("0123456789abcdef".utf8)
-        out.append(contentsOf: Array("\\u00".utf8))
+        out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
         out.append(hex[Int(byte >> 4)])
         out.append(hex[Int(byte & 0xF)])
       default: out.append(byte)

@@ -38,11 +38,13 @@ enum _Shape {
 
 /// The `Encoder` that records a `_Shape`.
 final class _ShapeRecorder: Encoder {
+  // `@exclusivity(unchecked)`: a recorder is made per `_Shape.of` call and used by one thread,
+  // and its methods never overlap accesses to these properties.
   enum Kind { case none, keyed, unkeyed, single, scalar, opaque }
-  var kind = Kind.none
-  var members: [(key: String, value: _ShapeChild)] = []
-  var elements: [_ShapeChild] = []
-  var wrapped: _ShapeChild = .null
+  @exclusivity(unchecked) var kind = Kind.none
+  @exclusivity(unchecked) var members: [(key: String, value: _ShapeChild)] = []
+  @exclusivity(unchecked) var elements: [_ShapeChild] = []
+  @exclusivity(unchecked) var wrapped: _ShapeChild = .null
 
   var codingPath: [any CodingKey] { [] }
   var userInfo: [CodingUserInfoKey: Any] { [:] }
@@ -68,6 +70,7 @@ final class _ShapeRecorder: Encoder {
 
   func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
     enter(.keyed)
+    if members.capacity == 0 { members.reserveCapacity(8) }
     return KeyedEncodingContainer(_ShapeKeyed<Key>(recorder: self))
   }
 
