@@ -190,12 +190,15 @@ where Base.Action: Codable & Sendable, Base.State: Encodable {
 
 /// Decoded actions by their exact JSON text, so a host that sends the same action again
 /// (`"increment"`) skips decoding. Sound because decoding is a pure function of the text
-/// (synthesized `Decodable` is). A direct-mapped table: bounded in entries and key length.
+/// (synthesized `Decodable` is). A direct-mapped table: bounded in entries and key length. It
+/// starts empty and doubles (from 8 slots up to 256) when an insert would evict, so a store
+/// whose host sends a few distinct actions keeps a few slots, not 8 KB.
 @usableFromInline
 final class ActionCache<Action: Sendable>: Sendable {
   @usableFromInline static var slotCount: Int { 256 }
+  @usableFromInline static var firstSlotCount: Int { 8 }
   @usableFromInline static var maxKeyLength: Int { 96 }
-  @usableFromInline let slots = Locked<[(key: [UInt8], action: Action)?]>(Array(repeating: nil, count: 256))
+  @usableFromInline let slots = Locked<[(key: [UInt8], hash: UInt64, action: Action)?]>([])
 
   @usableFromInline init() {}
 
@@ -211,7 +214,8 @@ final class ActionCache<Action: Sendable>: Sendable {
   @inlinable
   func lookup(_ bytes: UnsafeRawBufferPointer, hash: UInt64) -> Action? {
     slots.withLock { slots in
-      guard let entry = slots[Int(hash % UInt64(Self.slotCount))], entry.key.count == bytes.count
+      guard !slots.isEmpty, let entry = slots[Int(hash % UInt64(slots.count))], entry.hash == hash,
+        entry.key.count == bytes.count
       else { return nil }
       let same = entry.key.withUnsafeBytes { key in
         bytes.count == 0 || memcmp(key.baseAddress!, bytes.baseAddress!, bytes.count) == 0
@@ -223,7 +227,15 @@ final class ActionCache<Action: Sendable>: Sendable {
   @inlinable
   func insert(_ bytes: UnsafeRawBufferPointer, hash: UInt64, _ action: Action) {
     let key = Array(bytes)
-    slots.withLock { $0[Int(hash % UInt64(Self.slotCount))] = (key, action) }
+    slots.withLock { slots in
+      if slots.isEmpty { slots = Array(repeating: nil, count: Self.firstSlotCount) }
+      while slots[Int(hash % UInt64(slots.count))] != nil, slots.count < Self.slotCount {
+        var grown = [(key: [UInt8], hash: UInt64, action: Action)?](repeating: nil, count: slots.count * 2)
+        for case let entry? in slots { grown[Int(entry.hash % UInt64(grown.count))] = entry }
+        slots = grown
+      }
+      slots[Int(hash % UInt64(slots.count))] = (key, hash, action)
+    }
   }
 }
 

@@ -128,8 +128,12 @@ enum Differ {
     }
   }
 
+  /// - Parameter knownDifferent: the caller saw `old != new` (skip the `==` check).
   @usableFromInline
-  static func diff(_ old: any Encodable, _ new: any Encodable, into writer: inout PatchWriter, depth: Int) throws(FFIError) {
+  static func diff(
+    _ old: any Encodable, _ new: any Encodable, into writer: inout PatchWriter, depth: Int,
+    knownDifferent: Bool = false
+  ) throws(FFIError) {
     guard type(of: old) == type(of: new), depth < patchMaxDepth else {
       if !sameJSON(old, new) { try writer.replace(.value(new)) }
       return
@@ -143,6 +147,9 @@ enum Differ {
       if !(isEqual?(old, new) ?? false) { try writer.replace(.value(new)) }
       return
     case let .other(isEqual):
+      // Below the root, equal parts are the common case: `==` first (it is O(1) for
+      // unchanged collections, which compare by identity first).
+      if depth > 0, !knownDifferent, let isEqual, isEqual(old, new) { return }
       equal = isEqual
     }
     switch (_Shape.of(old), _Shape.of(new)) {
@@ -349,7 +356,7 @@ extension Array: _PatchDiffable where Element: Encodable & Equatable {
     let overlap = Swift.min(oldMiddle, newMiddle)
     for i in prefix..<(prefix + overlap) where old[i] != self[i] {
       let mark = writer.push(index: i)
-      try Differ.diff(old[i], self[i], into: &writer, depth: depth)
+      try Differ.diff(old[i], self[i], into: &writer, depth: depth, knownDifferent: true)
       writer.pop(mark)
     }
     if newMiddle > oldMiddle {
@@ -416,7 +423,7 @@ extension TrackedArray: _PatchDiffable where Element: Encodable & Equatable {
       switch change {
       case let .updated(i):
         let mark = writer.push(index: i)
-        try Differ.diff(old[i], self[i], into: &writer, depth: depth)
+        try Differ.diff(old[i], self[i], into: &writer, depth: depth, knownDifferent: true)
         writer.pop(mark)
       case let .inserted(i):
         let mark = writer.push(index: i)
