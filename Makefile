@@ -17,6 +17,7 @@ CTESTS     := $(patsubst Tests/c/%.c,$(BUILD)/c/%,$(wildcard Tests/c/test_*.c))
 VALGRIND   := valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
               --show-leak-kinds=definite --suppressions=Tests/c/valgrind.supp -q
 
+.PHONY: bench-scaling
 .PHONY: all lib deps demo test test-all test-tsan test-asan fuzz test-fuzz test-swift test-c test-valgrind test-examples test-custom test-user-package test-python test-embed bench clean
 
 all: lib
@@ -161,6 +162,17 @@ bench: lib
 	$(MAKE) --no-print-directory $(BUILD)/bench/c_bench
 	$(BUILD)/bench/c_bench
 	REDUCERKIT_LIB=$(abspath $(LIB)) PYTHONPATH=bindings/python/src $(PYTHON) benchmarks/python/bench.py
+	$(MAKE) --no-print-directory bench-scaling
+
+# Observation cost against state size (C and Python, pydux beside them): prints the table and
+# writes benchmarks/results/scaling.{md,json,png}.
+bench-scaling: lib $(BUILD)/bench/c_scaling
+	$(PYTHON) -m pip install -q -r benchmarks/requirements.txt
+	REDUCERKIT_LIB=$(abspath $(LIB)) $(PYTHON) benchmarks/scaling.py --c $(BUILD)/bench/c_scaling
+
+$(BUILD)/bench/c_scaling: benchmarks/c/scaling.c include/reducerkit.h $(LIB)
+	@mkdir -p $(BUILD)/bench
+	$(CC) -O2 -std=c99 -Wall -Iinclude -o $@ $< -L$(BUILD) -lreducerkit -Wl,-rpath,'$$ORIGIN/..'
 
 $(BUILD)/bench/c_bench: benchmarks/c/bench.c include/reducerkit.h $(LIB)
 	@mkdir -p $(BUILD)/bench

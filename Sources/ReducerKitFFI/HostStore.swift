@@ -191,12 +191,12 @@ where Base.Action: Codable & Sendable, Base.State: Encodable {
 /// Decoded actions by their exact JSON text, so a host that sends the same action again
 /// (`"increment"`) skips decoding. Sound because decoding is a pure function of the text
 /// (synthesized `Decodable` is). A direct-mapped table: bounded in entries and key length. It
-/// starts empty and doubles (from 8 slots up to 256) when an insert would evict, so a store
+/// starts empty and doubles (from 4 slots up to 256) when an insert would evict, so a store
 /// whose host sends a few distinct actions keeps a few slots, not 8 KB.
 @usableFromInline
 final class ActionCache<Action: Sendable>: Sendable {
   @usableFromInline static var slotCount: Int { 256 }
-  @usableFromInline static var firstSlotCount: Int { 8 }
+  @usableFromInline static var firstSlotCount: Int { 4 }
   @usableFromInline static var maxKeyLength: Int { 96 }
   @usableFromInline let slots = Locked<[(key: [UInt8], hash: UInt64, action: Action)?]>([])
 
@@ -260,22 +260,20 @@ where R: SendableMetatype, R.State: Codable & Sendable, R.Action: Codable & Send
   @usableFromInline let log: ActionLog?
   @usableFromInline let subscriptions = Locked<(next: UInt64, active: [UInt64: StoreSubscription])>((0, [:]))
   @usableFromInline let actionCache = ActionCache<R.Action>()
-  /// The whole-state JSON of the newest version encoded, shared by every reader.
-  @usableFromInline let stateCache: StateJSONCache
-  /// Patches between versions (started by the first patch call or patch subscription).
-  @usableFromInline let patches: PatchEngine<R.State>
+  /// The whole-state JSON of the newest version encoded, shared by every reader (made on
+  /// first use: a store nobody reads costs no memory for it).
+  @usableFromInline let lazyStateCache = AtomicLazyReference<StateJSONCache>()
+  /// Patches between versions (made by the first patch call or patch subscription).
+  @usableFromInline let lazyPatches = AtomicLazyReference<PatchEngine<R.State>>()
   @usableFromInline let requests: HostRequests
 
   @inlinable
   init(initialState: R.State, reducer: R, options: StoreOptions, provided: [Feature.Endpoint]) {
     let clock = options.testClock ? TestClock() : nil
-    let stateCache = StateJSONCache()
-    let log = options.recordActions ? ActionLog(stateCache: stateCache) : nil
+    let stateCache = options.recordActions ? StateJSONCache() : nil
+    let log = stateCache.map { ActionLog(stateCache: $0) }
     let requests = HostRequests()
-    self.stateCache = stateCache
-    self.patches = PatchEngine { (old: R.State, new: R.State, writer: inout PatchWriter) throws(FFIError) in
-      try Differ.diff(old, new, into: &writer, depth: 0)
-    }
+    if let stateCache { _ = lazyStateCache.storeIfNil(stateCache) }
     self.clock = clock
     self.log = log
     self.requests = requests
@@ -290,6 +288,18 @@ where R: SendableMetatype, R.State: Codable & Sendable, R.Action: Codable & Send
         Feature.Endpoint.provide(provided, in: &values, requests: requests)
       }
     )
+  }
+
+  @inlinable var stateCache: StateJSONCache {
+    lazyStateCache.load() ?? lazyStateCache.storeIfNil(StateJSONCache())
+  }
+
+  @inlinable var patches: PatchEngine<R.State> {
+    if let engine = lazyPatches.load() { return engine }
+    return lazyPatches.storeIfNil(
+      PatchEngine { (old: R.State, new: R.State, writer: inout PatchWriter) throws(FFIError) in
+        try Differ.diff(old, new, into: &writer, depth: 0)
+      })
   }
 
   // The core's host API (`@_spi(Host)`) cannot be called from inlinable code: these thin,

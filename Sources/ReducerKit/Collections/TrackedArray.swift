@@ -292,6 +292,14 @@ extension TrackedArray where Element: Equatable {
   /// Storage the two versions share is skipped without being looked at: element writes and
   /// appends are found in O(changes × log n); after an insertion or removal in the middle,
   /// the elements after it are compared one by one.
+  /// The positions whose elements differ when `old` has as many elements (only writes
+  /// happened), else nil: ``changes(from:)`` without building its steps.
+  @_spi(Host) @inlinable
+  public func _positionsWritten(since old: TrackedArray<Element>) -> [Int]? {
+    guard count == old.count && vector.shift == old.vector.shift else { return nil }
+    return vector.differingPositions(from: old.vector)
+  }
+
   @inlinable public func changes(from old: TrackedArray<Element>) -> [Change] {
     if count == old.count && vector.shift == old.vector.shift {
       return vector.differingPositions(from: old.vector).map(Change.updated)

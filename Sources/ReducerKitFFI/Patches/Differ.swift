@@ -175,6 +175,7 @@ enum Differ {
     let sameKeys = old.count == new.count && zip(old, new).allSatisfy { $0.key == $1.key }
     if sameKeys {
       for (a, b) in zip(old, new) {
+        if sameScalar(a.value, b.value) { continue }  // the common case, before any path work
         let mark = writer.push(key: a.key)
         try diff(a.value, b.value, into: &writer, depth: depth)
         writer.pop(mark)
@@ -252,6 +253,18 @@ enum Differ {
     switch _TypeKind.of(a) {
     case let .scalar(isEqual), let .other(isEqual): return isEqual?(a, b)
     case .diffable: return (a as? any Equatable)?._isEqual(to: b)
+    }
+  }
+
+  /// Whether both are the same scalar (or both null): nothing to write.
+  @inline(__always)
+  static func sameScalar(_ a: _ShapeChild, _ b: _ShapeChild) -> Bool {
+    switch (a, b) {
+    case (.null, .null): return true
+    case let (.value(x), .value(y)):
+      guard type(of: x) == type(of: y), case let .scalar(isEqual?) = _TypeKind.of(x) else { return false }
+      return isEqual(x, y)
+    default: return false
     }
   }
 
@@ -419,6 +432,15 @@ extension Array: _PatchDiffable where Element: Encodable & Equatable {
 extension TrackedArray: _PatchDiffable where Element: Encodable & Equatable {
   func _patch(from old: any Encodable, into writer: inout PatchWriter, depth: Int) throws(FFIError) {
     guard let old = old as? TrackedArray<Element> else { return try writer.replace(.value(self)) }
+    if let written = _positionsWritten(since: old) {
+      // Writes only (the common case): no `Change` values to build.
+      for i in written {
+        let mark = writer.push(index: i)
+        try Differ.diff(old[i], self[i], into: &writer, depth: depth, knownDifferent: true)
+        writer.pop(mark)
+      }
+      return
+    }
     for change in changes(from: old) {
       switch change {
       case let .updated(i):
