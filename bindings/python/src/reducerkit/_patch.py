@@ -184,8 +184,10 @@ def apply_patch(doc: Any, ops: list[dict[str, Any]]) -> Any:
     for op in ops:
         kind = op.get("op")
         try:
-            segments = parse_pointer(op["path"])
-        except (KeyError, TypeError) as e:
+            path = op["path"]
+            segments = tuple(path[1:].split("/")) if "~" not in path and path else \
+                parse_pointer(path)
+        except (KeyError, TypeError, AttributeError) as e:
             raise ValueError(f"patch op without a path: {op!r}") from e
         if kind == "replace" or kind == "add":
             value = freeze(op["value"])

@@ -640,9 +640,10 @@ class Store:
         """The newest snapshot: ``cache`` with the patch since its version applied (the
         whole state first, on the first read)."""
         lib = self._lib
-        ptr = c_void_p()  # owned strings: per call, never shared between threads
-        length = c_size_t()
-        version = c_uint64()
+        outs = _tls.__dict__.get("patch_outs")
+        if outs is None:  # out-parameters of this thread (calls may come from any thread)
+            outs = _tls.patch_outs = (c_void_p(), c_size_t(), c_uint64())
+        ptr, length, version = outs
         if cache[1] is None:
             status = lib.rk_store_get(handle, None, ptr, length, version)
             if status:
@@ -801,12 +802,22 @@ class Store:
         store = self
         last: list[Any] = [MISSING]
 
+        below = path + "/"
+
         def on_patch(ops: list[dict[str, Any]], version: int) -> None:
             value: Any = last[0]
             changed = False
             for op in ops:
-                op_path = parse_pointer(op["path"])
+                text = op["path"]
                 kind = op["op"]
+                if text == path:  # the watched part itself: the op holds its value
+                    changed = True
+                    value = MISSING if kind == "remove" else freeze(op["value"])
+                    continue
+                if kind == "replace" and not text.startswith(below) and \
+                        not below.startswith(text + "/") and text != "":
+                    continue  # a replace elsewhere (the common case): nothing to do
+                op_path = parse_pointer(text)
                 if not affects(op_path, kind, watched):
                     continue
                 changed = True
