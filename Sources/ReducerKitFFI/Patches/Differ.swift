@@ -342,23 +342,6 @@ extension Equatable {
 
 // MARK: - Collections
 
-/// Whether `size` bytes at `a` and `b` are equal (8 at a time; inlined, unlike `memcmp`).
-@inline(__always)
-func _bytesEqual(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ size: Int) -> Bool {
-  var offset = 0
-  while offset + 8 <= size {
-    if a.loadUnaligned(fromByteOffset: offset, as: UInt64.self) != b.loadUnaligned(fromByteOffset: offset, as: UInt64.self) {
-      return false
-    }
-    offset += 8
-  }
-  while offset < size {
-    if a.load(fromByteOffset: offset, as: UInt8.self) != b.load(fromByteOffset: offset, as: UInt8.self) { return false }
-    offset += 1
-  }
-  return true
-}
-
 extension Array: _PatchDiffable where Element: Encodable & Equatable {
   func _patch(from old: any Encodable, into writer: inout PatchWriter, depth: Int) throws(FFIError) {
     guard let old = old as? [Element] else { return try writer.replace(.value(self)) }
@@ -402,11 +385,12 @@ extension Array: _PatchDiffable where Element: Encodable & Equatable {
         // Elements are compared as bytes (without the padding after them, which copies do
         // not keep), `==` only where the bytes differ.
         let stride = MemoryLayout<Element>.stride
+        // `size`, not `stride`: the padding after an element is not copied with it.
         let ra = UnsafeRawPointer(pa)
         let rb = UnsafeRawPointer(pb)
         var prefix = 0
         while prefix < limit,
-          _bytesEqual(ra + prefix &* stride, rb + prefix &* stride, size) || pa[prefix] == pb[prefix]
+          memcmp(ra + prefix &* stride, rb + prefix &* stride, size) == 0 || pa[prefix] == pb[prefix]
         {
           prefix += 1
         }
@@ -415,7 +399,7 @@ extension Array: _PatchDiffable where Element: Encodable & Equatable {
         while suffix < room {
           let i = a.count - 1 - suffix
           let j = b.count - 1 - suffix
-          guard _bytesEqual(ra + i &* stride, rb + j &* stride, size) || pa[i] == pb[j] else { break }
+          guard memcmp(ra + i &* stride, rb + j &* stride, size) == 0 || pa[i] == pb[j] else { break }
           suffix += 1
         }
         return (prefix, suffix)
