@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what `make test` needs on a fresh Debian machine with the Swift toolchain:
-# valgrind and the Python headers (apt), pytest and jsonschema (pip). Skips what is already there.
+# valgrind and the Python headers (apt), pytest, jsonschema and hypothesis (pip). Skips what is already there.
 set -euo pipefail
 need_apt=()
 command -v valgrind >/dev/null 2>&1 || need_apt+=(valgrind)
@@ -17,3 +17,5 @@ fi
 python3 -c 'import pytest' 2>/dev/null || python3 -m pip install -q pytest
 # The schema-agreement test validates with a Draft 2020-12 validator.
 python3 -c 'import jsonschema' 2>/dev/null || python3 -m pip install -q jsonschema
+# The JSON Patch property tests generate random states and action sequences.
+python3 -c 'import hypothesis' 2>/dev/null || python3 -m pip install -q hypothesis
