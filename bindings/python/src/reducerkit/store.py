@@ -485,6 +485,7 @@ class Store:
             raise
         self._cache: tuple[int, Any] = (-1, None)  # (version, snapshot) of the last read
         self._send = lib.rk_store_send_n
+        self._send_text = lib.rk_store_send
         self._version_fn = lib.rk_store_version
         self._version_out = c_uint64()
         with _live_lock:
@@ -582,17 +583,25 @@ class Store:
             ActionError: not an action of the feature (the message says what is expected).
             JSONError, StoreClosedError; or an exception a subscriber raised.
         """
-        if self._errors:
-            self._raise_pending()
+        errors = self._errors
         handle = self._handle
+        if type(action) is str and not errors and handle is not None:
+            data = _str_actions.get(action)
+            if data is not None:
+                # The fast path: JSON this module encoded has no NUL byte (JSON escapes it),
+                # so the two-argument rk_store_send serves; ctypes converts a size_t
+                # argument slowly.
+                status = self._send_text(handle, data)
+                if status:
+                    self._fail(status)
+                if errors:
+                    self._raise_pending()
+                return
+        if errors:
+            self._raise_pending()
         if handle is None:
             self._live_handle()
-        if type(action) is str:
-            data = _str_actions.get(action)
-            if data is None:
-                data = _encode_action(action)
-        else:
-            data = _encode_action(action)
+        data = _encode_action(action)
         status = self._send(handle, data, len(data))  # by length: a NUL byte is not the end
         if status:
             self._fail(status)
