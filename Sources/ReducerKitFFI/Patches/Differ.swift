@@ -172,12 +172,19 @@ enum Differ {
     _ old: [(key: String, value: _ShapeChild)], _ new: [(key: String, value: _ShapeChild)],
     into writer: inout PatchWriter, depth: Int
   ) throws(FFIError) {
-    let sameKeys = old.count == new.count && zip(old, new).allSatisfy { $0.key == $1.key }
+    var sameKeys = old.count == new.count
     if sameKeys {
-      for (a, b) in zip(old, new) {
-        if sameScalar(a.value, b.value) { continue }  // the common case, before any path work
-        let mark = writer.push(key: a.key)
-        try diff(a.value, b.value, into: &writer, depth: depth)
+      for i in old.indices where old[i].key != new[i].key {
+        sameKeys = false
+        break
+      }
+    }
+    if sameKeys {
+      // By index, not `zip`: no copies of the members.
+      for i in old.indices {
+        if sameScalar(old[i].value, new[i].value) { continue }  // the common case, before any path work
+        let mark = writer.push(key: old[i].key)
+        try diff(old[i].value, new[i].value, into: &writer, depth: depth)
         writer.pop(mark)
       }
       return
