@@ -32,6 +32,7 @@ CTESTS     := $(patsubst Tests/c/%.c,$(BUILD)/c/%,$(wildcard Tests/c/test_*.c))
 VALGRIND   := valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
               --show-leak-kinds=definite --suppressions=Tests/c/valgrind.supp -q
 
+.PHONY: bench-scaling
 .PHONY: all lib deps demo test test-all test-tsan test-asan fuzz test-fuzz test-swift test-c test-valgrind test-examples test-custom test-stubs test-user-package test-python test-embed bench clean
 
 all: lib $(BUILD)/reducerkit-check
@@ -125,7 +126,7 @@ test-asan:
 # (Swift runtime linked dynamically). Known false positives of the toolchain are suppressed,
 # each explained, in Tests/sanitizers/tsan.supp; any other report fails the target.
 TSAN_ENV   := TSAN_OPTIONS="suppressions=$(abspath Tests/sanitizers/tsan.supp) print_suppressions=1"
-TSAN_CTESTS := test_api test_hardening test_requests
+TSAN_CTESTS := test_api test_hardening test_requests test_patch
 SWIFT_RUNTIME_DIR = $(shell dirname $$(dirname $$(readlink -f $$(command -v $(SWIFT)))))/lib/swift/linux
 test-tsan:
 	$(SWIFT) build --build-tests $(SWIFT_TRAITS) --sanitize=thread --scratch-path .build-tsan
@@ -231,6 +232,17 @@ bench: lib
 	$(MAKE) --no-print-directory $(BUILD)/bench/c_bench
 	$(BUILD)/bench/c_bench
 	REDUCERKIT_LIB=$(abspath $(LIB)) PYTHONPATH=bindings/python/src $(PYTHON) benchmarks/python/bench.py
+	$(MAKE) --no-print-directory bench-scaling
+
+# Observation cost against state size (C and Python, pydux beside them): prints the table and
+# writes benchmarks/results/scaling.{md,json,png}.
+bench-scaling: lib $(BUILD)/bench/c_scaling
+	$(PYTHON) -m pip install -q -r benchmarks/requirements.txt
+	REDUCERKIT_LIB=$(abspath $(LIB)) $(PYTHON) benchmarks/scaling.py --c $(BUILD)/bench/c_scaling
+
+$(BUILD)/bench/c_scaling: benchmarks/c/scaling.c include/reducerkit.h $(LIB)
+	@mkdir -p $(BUILD)/bench
+	$(CC) -O2 -std=c99 -Wall -Iinclude -o $@ $< -L$(BUILD) -lreducerkit -Wl,-rpath,'$$ORIGIN/..'
 
 $(BUILD)/bench/c_bench: benchmarks/c/bench.c include/reducerkit.h $(LIB)
 	@mkdir -p $(BUILD)/bench

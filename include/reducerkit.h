@@ -180,8 +180,10 @@ RK_API rk_status rk_store_send(rk_store *store, const char *action_json);
 RK_API rk_status rk_store_send_n(rk_store *store, const char *action_json, size_t len);
 
 /** The store's current state as JSON. *out_json receives a string the caller frees with
- *  rk_free(); *out_len its length (may be NULL). Errors: RK_ERR_INVALID_ARGUMENT,
- *  RK_ERR_INVALID_HANDLE. Thread-safe (waits for a running reduce on another thread). */
+ *  rk_free(); *out_len its length (may be NULL). The JSON is encoded at most once per version
+ *  and shared (see "Reading what changed" below; rk_store_get() also gives the version).
+ *  Errors: RK_ERR_INVALID_ARGUMENT, RK_ERR_INVALID_HANDLE. Thread-safe (waits for a running
+ *  reduce on another thread). */
 RK_API rk_status rk_store_state(rk_store *store, char **out_json, size_t *out_len);
 
 /** The store's version: the number of actions it has reduced. It grows by one per action,
@@ -189,7 +191,7 @@ RK_API rk_status rk_store_state(rk_store *store, char **out_json, size_t *out_le
  *  RK_ERR_INVALID_ARGUMENT, RK_ERR_INVALID_HANDLE. Thread-safe. */
 RK_API rk_status rk_store_version(rk_store *store, uint64_t *out_version);
 
-/** Called with the state after a send changed it.
+/** Called with the state after a send reduced an action.
  *  state_json (len bytes, NUL-terminated) is borrowed: valid only during the call.
  *  version is the store's version that state_json belongs to. */
 typedef void (*rk_state_callback)(void *userdata, const char *state_json, size_t len,
@@ -213,11 +215,93 @@ typedef void (*rk_state_callback)(void *userdata, const char *state_json, size_t
 RK_API rk_status rk_store_subscribe(rk_store *store, rk_state_callback cb, void *userdata,
                                     uint64_t *out_token);
 
-/** Removes a callback. After this returns it is not called again (one running on another
+/** Removes a state or patch callback. After this returns it is not called again (one running on another
  *  thread is waited for, unless the caller is itself inside a callback of some store, where
  *  waiting could deadlock; from inside the callback itself, it returns at once).
  *  Errors: RK_ERR_INVALID_HANDLE, RK_ERR_INVALID_ARGUMENT (unknown token). */
 RK_API rk_status rk_store_unsubscribe(rk_store *store, uint64_t token);
+
+/* ---- Reading what changed: JSON Pointers and JSON Patches ------------------------------ */
+
+/* A host that keeps a copy of the state pays for what changed, not for the whole state:
+ *   - rk_store_get() reads a part of the state by RFC 6901 JSON Pointer ("/todos/0/title");
+ *   - rk_store_patch() and rk_store_subscribe_patches() give RFC 6902 JSON Patches that turn
+ *     an older version of the state into the current one.
+ * Pointers address objects by key and arrays by index (decimal, no leading zeros). In a
+ * segment "~" is written "~0" and "/" is written "~1": the key "a/b~c" is "/a~1b~0c". Paths
+ * in patches are written the same way.
+ *
+ * Patches use the operations "add", "remove" and "replace" only, with paths into the state
+ * as it is when the operation applies (each operation in turn, as RFC 6902 says): a removed
+ * array element is {"op":"remove","path":"/todos/3"}, an appended one
+ * {"op":"add","path":"/todos/7","value":{...}}. A patch never contains "move", "copy" or
+ * "test". [] is the patch of a state that did not change.
+ *
+ * Cost: the library diffs the Swift values, so parts that were not written are skipped
+ * without being encoded (arrays of Equatable elements are compared element by element, a
+ * TrackedArray skips its unchanged storage: O(changes x log n)). Only changed parts are
+ * encoded. The whole state's JSON is encoded at most once per version and shared by state
+ * callbacks, rk_store_state(), rk_store_get(store, "", ...), whole-state patches and the
+ * action log. From its first rk_store_patch() or rk_store_subscribe_patches(), a store keeps
+ * the state of its last patch (sharing storage with the current state) to diff the next one,
+ * and the patches of its recent versions (at least the last 4096 unless they add up to more
+ * than 4 MB), so a patch from any of them is their concatenation. */
+
+/** The state, or the part of it at the RFC 6901 JSON Pointer `pointer` (NUL-terminated UTF-8,
+ *  borrowed; "" or NULL: the whole state), as JSON, and the version it belongs to: the JSON
+ *  is the state at *out_version, read atomically (a reduce on another thread is waited for).
+ *  *out_json receives a string the caller frees with rk_free(); out_len and out_version may
+ *  be NULL. The whole state comes from the shared per-version JSON; a part costs its depth
+ *  plus its own size.
+ *  Errors: RK_ERR_INVALID_ARGUMENT (NULL out_json; a pointer that is not valid UTF-8, does
+ *  not start with "/", or has "~" not followed by 0 or 1; a pointer to nothing: the message
+ *  names the first segment that does not exist, e.g. "no value at /todos/7: the array at
+ *  /todos has 3 elements"), RK_ERR_INVALID_HANDLE, RK_ERR_INTERNAL (the state cannot be
+ *  encoded). On error the out-parameters are untouched. Thread-safe; may be called from any
+ *  callback. */
+RK_API rk_status rk_store_get(rk_store *store, const char *pointer, char **out_json,
+                              size_t *out_len, uint64_t *out_version);
+
+/** An RFC 6902 JSON Patch (a JSON array of "add", "remove" and "replace" operations) that
+ *  turns the state at `since_version` into the current state, and the current version (into
+ *  *out_version; may be NULL). since_version == the current version gives []. If
+ *  since_version is too old to be known (older than the store's first patch, or than the
+ *  patches it keeps, or a version that callbacks coalesced away), the patch is
+ *  [{"op":"replace","path":"","value":<whole state>}]: always correct, never an error. So a
+ *  host keeps its copy with: rk_store_get(store, "", ...) once (version v), then
+ *  rk_store_patch(store, v, ...) whenever it wants to catch up, applying the patch and keeping
+ *  the version returned. *out_json is freed with rk_free(); out_len may be NULL.
+ *  Errors: RK_ERR_INVALID_ARGUMENT (NULL out_json; since_version newer than the store's
+ *  version), RK_ERR_INVALID_HANDLE, RK_ERR_INTERNAL (a changed part cannot be encoded).
+ *  Thread-safe; may be called from any callback. */
+RK_API rk_status rk_store_patch(rk_store *store, uint64_t since_version, char **out_json,
+                                size_t *out_len, uint64_t *out_version);
+
+/** Called with a JSON Patch from the version of the previous call (the first call: from the
+ *  version at subscription) to `version`. patch_json (len bytes, NUL-terminated) is borrowed:
+ *  valid only during the call. */
+typedef void (*rk_patch_callback)(void *userdata, const char *patch_json, size_t len,
+                                  uint64_t version);
+
+/** Registers `cb` to be called after every change of the state, whether a host's send or an
+ *  effect's action caused it, with the patch since the previous call (the first call: since
+ *  the version at subscription). Calls are coalesced per outer send like state callbacks
+ *  (rk_store_subscribe()): one call with the patch to the final state of that send, so
+ *  `version` may step by more than one. A send whose actions change nothing (the patch would
+ *  be []) makes no call. Applying every patch delivered, in order, to the state at
+ *  subscription (rk_store_get() before subscribing, or rk_store_patch() from its version)
+ *  gives the state at the last `version`. The patch is computed once per version and shared
+ *  with every patch subscriber and rk_store_patch().
+ *  Threads and re-entrancy as for rk_store_subscribe(): callbacks run after the store's lock
+ *  is released, one at a time per store, on the thread whose send changed the state (or the
+ *  thread already delivering for the store); a callback may call anything in the library.
+ *  `userdata` is passed back untouched; it must stay valid until the callback is removed with
+ *  rk_store_unsubscribe() (tokens of state and patch subscriptions are one sequence); none
+ *  runs after that returns (see rk_store_unsubscribe()). *out_token receives the token.
+ *  Errors: RK_ERR_INVALID_ARGUMENT (NULL cb or out_token), RK_ERR_INVALID_HANDLE,
+ *  RK_ERR_INTERNAL (the state cannot be encoded). */
+RK_API rk_status rk_store_subscribe_patches(rk_store *store, rk_patch_callback cb,
+                                            void *userdata, uint64_t *out_token);
 
 /** Blocks until every effect of the store has finished, sleeps on the store's test clock
  *  (a timer on the test clock does not keep it busy) or waits for the host to answer a

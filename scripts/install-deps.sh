@@ -22,7 +22,8 @@ fi
 python3 -c 'import pytest' 2>/dev/null || python3 -m pip install -q pytest
 # The schema-agreement test validates with a Draft 2020-12 validator.
 python3 -c 'import jsonschema' 2>/dev/null || python3 -m pip install -q jsonschema
-# reducerkit.testing.strategies/check (the fuzz tests) and the typed stubs' check.
+# reducerkit.testing.strategies/check (the fuzz tests), the JSON Patch property tests and the
+# typed stubs' check.
 python3 -c 'import hypothesis' 2>/dev/null || python3 -m pip install -q hypothesis
 python3 -c 'import mypy' 2>/dev/null || python3 -m pip install -q mypy
 # make docs (and its smoke check in make test): the Python API docs.

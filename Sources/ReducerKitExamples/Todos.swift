@@ -22,15 +22,25 @@ public struct Todos: Reducer {
 
   /// The todos' state.
   ///
+  /// `todos` is a ``TrackedArray``: a toggle finds its todo by id in O(1), and a host that
+  /// watches the store (a patch subscriber, Python's `store.state`) pays for the todo that
+  /// changed, not for the whole list. It encodes as a plain JSON array.
+  ///
   /// `nextID` is the id the next todo gets. The initializers (decoding included) raise it above
   /// every id in `todos`, so adding a todo is O(1): no search for a free id. Code that appends
   /// todos itself should take their ids from `nextID` the same way.
   public struct State: Codable, Equatable, Sendable {
-    public var todos: [Todo]
+    public var todos: TrackedArray<Todo>
     public var filter: Filter
     public var nextID: Int
 
+    /// A state of `todos` (ids should be unique; lookups by id find the first).
     public init(todos: [Todo] = [], filter: Filter = .all, nextID: Int = 1) {
+      self.init(todos: TrackedArray(todos), filter: filter, nextID: nextID)
+    }
+
+    /// A state of `todos`.
+    public init(todos: TrackedArray<Todo>, filter: Filter = .all, nextID: Int = 1) {
       self.todos = todos
       self.filter = filter
       self.nextID = Self.aboveEveryID(todos, nextID)
@@ -40,7 +50,7 @@ public struct Todos: Reducer {
 
     public init(from decoder: any Decoder) throws {
       let container = try decoder.container(keyedBy: CodingKeys.self)
-      let todos = try container.decode([Todo].self, forKey: .todos)
+      let todos = try container.decode(TrackedArray<Todo>.self, forKey: .todos)
       self.init(
         todos: todos,
         filter: try container.decode(Filter.self, forKey: .filter),
@@ -49,7 +59,7 @@ public struct Todos: Reducer {
 
     /// `nextID`, or one more than the largest id when that is not below it (one pass, once
     /// per state made, never per action).
-    private static func aboveEveryID(_ todos: [Todo], _ nextID: Int) -> Int {
+    private static func aboveEveryID(_ todos: TrackedArray<Todo>, _ nextID: Int) -> Int {
       guard let largest = todos.lazy.map(\.id).max(), largest >= nextID, largest < .max else {
         return nextID
       }
@@ -59,7 +69,7 @@ public struct Todos: Reducer {
     /// The todos the filter shows.
     public var filtered: [Todo] {
       switch filter {
-      case .all: return todos
+      case .all: return Array(todos)
       case .active: return todos.filter { !$0.isComplete }
       case .completed: return todos.filter(\.isComplete)
       }
@@ -84,19 +94,16 @@ public struct Todos: Reducer {
       // `Int.max` does it search for a free one, once per add, in one pass.
       var id = state.nextID
       if id == .max || state.nextID < (state.todos.last?.id ?? .min) {
-        let taken = Set(state.todos.lazy.map(\.id))
-        while taken.contains(id) { id = id == .max ? .min : id + 1 }
+        while state.todos.contains(id: id) { id = id == .max ? .min : id + 1 }
       }
       state.todos.append(Todo(id: id, title: title))
       state.nextID = id == .max ? .min : id + 1
       return .none
     case let .toggle(id):
-      if let index = state.todos.firstIndex(where: { $0.id == id }) {
-        state.todos[index].isComplete.toggle()
-      }
+      state.todos[id: id]?.isComplete.toggle()  // O(log n): found by id
       return .none
     case let .delete(id):
-      state.todos.removeAll { $0.id == id }
+      while state.todos.remove(id: id) != nil {}  // every todo with it (a host may repeat ids)
       return .none
     case let .setFilter(filter):
       state.filter = filter

@@ -157,6 +157,56 @@ public func rk_store_state(
   }
 }
 
+@_cdecl("rk_store_get")
+public func rk_store_get(
+  _ store: OpaquePointer?,
+  _ pointer: UnsafePointer<CChar>?,
+  _ outJSON: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+  _ outLength: UnsafeMutablePointer<Int>?,
+  _ outVersion: UnsafeMutablePointer<UInt64>?
+) -> Int32 {
+  ffiCall { () throws(FFIError) in
+    let host = try lookup(store)
+    guard let outJSON else { throw FFIError(.invalidArgument, "out_json is NULL") }
+    let bytes = pointer.map { UnsafeRawBufferPointer(start: $0, count: strlen($0)) }
+    let (json, count, version) = try host.get(bytes)
+    try copyOut(json, count: count, outJSON, outLength)
+    outVersion?.pointee = version
+  }
+}
+
+@_cdecl("rk_store_patch")
+public func rk_store_patch(
+  _ store: OpaquePointer?,
+  _ sinceVersion: UInt64,
+  _ outJSON: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+  _ outLength: UnsafeMutablePointer<Int>?,
+  _ outVersion: UnsafeMutablePointer<UInt64>?
+) -> Int32 {
+  ffiCall { () throws(FFIError) in
+    let host = try lookup(store)
+    guard let outJSON else { throw FFIError(.invalidArgument, "out_json is NULL") }
+    let (json, version) = try host.patch(sinceVersion)
+    try copyOut(json, outJSON, outLength)
+    outVersion?.pointee = version
+  }
+}
+
+@_cdecl("rk_store_subscribe_patches")
+public func rk_store_subscribe_patches(
+  _ store: OpaquePointer?,
+  _ callback: PatchCallback?,
+  _ userdata: UnsafeMutableRawPointer?,
+  _ outToken: UnsafeMutablePointer<UInt64>?
+) -> Int32 {
+  ffiCall { () throws(FFIError) in
+    let host = try lookup(store)
+    guard let callback else { throw FFIError(.invalidArgument, "cb is NULL") }
+    guard let outToken else { throw FFIError(.invalidArgument, "out_token is NULL") }
+    outToken.pointee = try host.subscribePatches(callback, userdata)
+  }
+}
+
 @_cdecl("rk_store_version")
 public func rk_store_version(_ store: OpaquePointer?, _ outVersion: UnsafeMutablePointer<UInt64>?) -> Int32 {
   ffiCall { () throws(FFIError) in

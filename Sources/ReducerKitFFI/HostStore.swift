@@ -10,6 +10,9 @@ import Synchronization
 /// The C callback type of `rk_store_subscribe` (`rk_state_callback`).
 public typealias StateCallback = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, Int, UInt64) -> Void
 
+/// The C callback type of `rk_store_subscribe_patches` (`rk_patch_callback`).
+public typealias PatchCallback = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, Int, UInt64) -> Void
+
 /// A store as the C ABI sees it: JSON in, JSON out. A non-generic box of closures that were
 /// specialized for the feature's types where the feature was declared (see `Feature.init`), so
 /// no call from C runs unspecialized generic code.
@@ -19,8 +22,13 @@ final class HostStoreBox: Sendable {
 
   let send: @Sendable (UnsafeRawBufferPointer) throws(FFIError) -> Void
   let withStateJSON: @Sendable (BytesBody) throws(FFIError) -> Void
+  /// The JSON at a pointer (nil: the whole state) and its version.
+  let get: @Sendable (UnsafeRawBufferPointer?) throws(FFIError) -> (json: [UInt8], count: Int, version: UInt64)
+  /// The JSON Patch since a version, and the version it leads to.
+  let patch: @Sendable (UInt64) throws(FFIError) -> (json: [UInt8], version: UInt64)
   let version: @Sendable () -> UInt64
   let subscribe: @Sendable (StateCallback, UnsafeMutableRawPointer?) -> UInt64
+  let subscribePatches: @Sendable (PatchCallback, UnsafeMutableRawPointer?) throws(FFIError) -> UInt64
   let unsubscribe: @Sendable (UInt64) throws(FFIError) -> Void
   let waitIdle: @Sendable (Int64) throws(FFIError) -> Void
   let advanceClock: @Sendable (Int64) throws(FFIError) -> Void
@@ -34,8 +42,11 @@ final class HostStoreBox: Sendable {
   init(
     send: @escaping @Sendable (UnsafeRawBufferPointer) throws(FFIError) -> Void,
     withStateJSON: @escaping @Sendable (BytesBody) throws(FFIError) -> Void,
+    get: @escaping @Sendable (UnsafeRawBufferPointer?) throws(FFIError) -> (json: [UInt8], count: Int, version: UInt64),
+    patch: @escaping @Sendable (UInt64) throws(FFIError) -> (json: [UInt8], version: UInt64),
     version: @escaping @Sendable () -> UInt64,
     subscribe: @escaping @Sendable (StateCallback, UnsafeMutableRawPointer?) -> UInt64,
+    subscribePatches: @escaping @Sendable (PatchCallback, UnsafeMutableRawPointer?) throws(FFIError) -> UInt64,
     unsubscribe: @escaping @Sendable (UInt64) throws(FFIError) -> Void,
     waitIdle: @escaping @Sendable (Int64) throws(FFIError) -> Void,
     advanceClock: @escaping @Sendable (Int64) throws(FFIError) -> Void,
@@ -47,8 +58,11 @@ final class HostStoreBox: Sendable {
     self.requests = requests
     self.send = send
     self.withStateJSON = withStateJSON
+    self.get = get
+    self.patch = patch
     self.version = version
     self.subscribe = subscribe
+    self.subscribePatches = subscribePatches
     self.unsubscribe = unsubscribe
     self.waitIdle = waitIdle
     self.advanceClock = advanceClock
@@ -65,18 +79,56 @@ enum HostAction<Action: Sendable>: Sendable {
   case effect(Action)
 }
 
+/// The whole-state JSON of the newest version encoded so far, shared by state callbacks,
+/// `rk_store_state`, `rk_store_get("")`, whole-state patches and the action log: each version
+/// is encoded at most once. The bytes end with a NUL (for callbacks), not counted in `count`.
+@usableFromInline
+final class StateJSONCache: Sendable {
+  private let entry = Locked<(version: UInt64, json: [UInt8])?>(nil)
+
+  @usableFromInline init() {}
+
+  /// The JSON of `state` (the state at `version`), encoded now unless it was already.
+  @inlinable
+  func json<S: Encodable>(_ state: S, version: UInt64) throws(FFIError) -> [UInt8] {
+    if let cached = lookup(version) { return cached }
+    var json: [UInt8]
+    do {
+      json = try WireEncoder(explicitNulls: true).encode(state)
+    } catch {
+      throw FFIError(.internal, "encoding the state: \(error.message)")
+    }
+    json.append(0)
+    offer(json, version: version)
+    return json
+  }
+
+  @usableFromInline func lookup(_ version: UInt64) -> [UInt8]? {
+    entry.withLock { $0?.version == version ? $0?.json : nil }
+  }
+
+  /// Keeps `json` (NUL-terminated) as the JSON of `version` unless a newer one is kept.
+  @usableFromInline func offer(_ json: [UInt8], version: UInt64) {
+    entry.withLock { entry in
+      if entry == nil || entry!.version <= version { entry = (version, json) }
+    }
+  }
+}
+
 /// The log behind `rk_store_take_actions`: each reduced action with the state after it.
 @usableFromInline
 final class ActionLog: Sendable {
   private let entries = Locked<(version: UInt64, json: [UInt8], count: Int)>((0, [], 0))
+  private let stateCache: StateJSONCache
 
-  @usableFromInline init() {}
+  @usableFromInline init(stateCache: StateJSONCache) { self.stateCache = stateCache }
 
   @usableFromInline
   func record<A: Encodable, S: Encodable>(_ action: A, origin: StaticString, state: S) {
     let encoder = WireEncoder(explicitNulls: true)
     let actionJSON = (try? encoder.encode(action)) ?? Array("null".utf8)
-    let stateJSON = (try? encoder.encode(state)) ?? Array("null".utf8)
+    let encoded = try? encoder.encode(state)
+    let stateJSON = encoded ?? Array("null".utf8)
     entries.withLock { log in
       log.version += 1
       log.json.append(contentsOf: log.count == 0 ? Array("{\"action\":".utf8) : Array(",{\"action\":".utf8))
@@ -85,6 +137,12 @@ final class ActionLog: Sendable {
       log.json.append(contentsOf: stateJSON)
       log.json.append(UInt8(ascii: "}"))
       log.count += 1
+      // The log counts every action from the store's creation, so its version is the
+      // store's: the state callback and reads of this version use these bytes.
+      if var encoded {
+        encoded.append(0)
+        stateCache.offer(encoded, version: log.version)
+      }
     }
   }
 
@@ -132,12 +190,15 @@ where Base.Action: Codable & Sendable, Base.State: Encodable {
 
 /// Decoded actions by their exact JSON text, so a host that sends the same action again
 /// (`"increment"`) skips decoding. Sound because decoding is a pure function of the text
-/// (synthesized `Decodable` is). A direct-mapped table: bounded in entries and key length.
+/// (synthesized `Decodable` is). A direct-mapped table: bounded in entries and key length. It
+/// starts empty and doubles (from 4 slots up to 256) when an insert would evict, so a store
+/// whose host sends a few distinct actions keeps a few slots, not 8 KB.
 @usableFromInline
 final class ActionCache<Action: Sendable>: Sendable {
   @usableFromInline static var slotCount: Int { 256 }
+  @usableFromInline static var firstSlotCount: Int { 4 }
   @usableFromInline static var maxKeyLength: Int { 96 }
-  @usableFromInline let slots = Locked<[(key: [UInt8], action: Action)?]>(Array(repeating: nil, count: 256))
+  @usableFromInline let slots = Locked<[(key: [UInt8], hash: UInt64, action: Action)?]>([])
 
   @usableFromInline init() {}
 
@@ -153,7 +214,8 @@ final class ActionCache<Action: Sendable>: Sendable {
   @inlinable
   func lookup(_ bytes: UnsafeRawBufferPointer, hash: UInt64) -> Action? {
     slots.withLock { slots in
-      guard let entry = slots[Int(hash % UInt64(Self.slotCount))], entry.key.count == bytes.count
+      guard !slots.isEmpty, let entry = slots[Int(hash % UInt64(slots.count))], entry.hash == hash,
+        entry.key.count == bytes.count
       else { return nil }
       let same = entry.key.withUnsafeBytes { key in
         bytes.count == 0 || memcmp(key.baseAddress!, bytes.baseAddress!, bytes.count) == 0
@@ -165,8 +227,27 @@ final class ActionCache<Action: Sendable>: Sendable {
   @inlinable
   func insert(_ bytes: UnsafeRawBufferPointer, hash: UInt64, _ action: Action) {
     let key = Array(bytes)
-    slots.withLock { $0[Int(hash % UInt64(Self.slotCount))] = (key, action) }
+    slots.withLock { slots in
+      if slots.isEmpty { slots = Array(repeating: nil, count: Self.firstSlotCount) }
+      while slots[Int(hash % UInt64(slots.count))] != nil, slots.count < Self.slotCount {
+        var grown = [(key: [UInt8], hash: UInt64, action: Action)?](repeating: nil, count: slots.count * 2)
+        for case let entry? in slots { grown[Int(entry.hash % UInt64(grown.count))] = entry }
+        slots = grown
+      }
+      slots[Int(hash % UInt64(slots.count))] = (key, hash, action)
+    }
   }
+}
+
+/// The version a patch subscriber saw last. Only touched by the thread delivering for the
+/// store, one delivery at a time (see `Store.subscribe`).
+@usableFromInline
+final class SeenVersion: @unchecked Sendable {
+  // Safe: read and written only inside the store's observer callback, which the store runs
+  // on one thread at a time and in order (`_Observers`), with a happens-before edge from
+  // its condition lock between deliveries on different threads.
+  @usableFromInline var version: UInt64
+  @usableFromInline init(_ version: UInt64) { self.version = version }
 }
 
 /// The generic host store. Its methods are inlinable and called on the concrete type from the
@@ -179,15 +260,20 @@ where R: SendableMetatype, R.State: Codable & Sendable, R.Action: Codable & Send
   @usableFromInline let log: ActionLog?
   @usableFromInline let subscriptions = Locked<(next: UInt64, active: [UInt64: StoreSubscription])>((0, [:]))
   @usableFromInline let actionCache = ActionCache<R.Action>()
-  /// The last state JSON, valid while the store's version is unchanged.
-  @usableFromInline let stateCache = Locked<(version: UInt64, json: [UInt8])?>(nil)
+  /// The whole-state JSON of the newest version encoded, shared by every reader (made on
+  /// first use: a store nobody reads costs no memory for it).
+  @usableFromInline let lazyStateCache = AtomicLazyReference<StateJSONCache>()
+  /// Patches between versions (made by the first patch call or patch subscription).
+  @usableFromInline let lazyPatches = AtomicLazyReference<PatchEngine<R.State>>()
   @usableFromInline let requests: HostRequests
 
   @inlinable
   init(initialState: R.State, reducer: R, options: StoreOptions, provided: [Feature.Endpoint]) {
     let clock = options.testClock ? TestClock() : nil
-    let log = options.recordActions ? ActionLog() : nil
+    let stateCache = options.recordActions ? StateJSONCache() : nil
+    let log = stateCache.map { ActionLog(stateCache: $0) }
     let requests = HostRequests()
+    if let stateCache { _ = lazyStateCache.storeIfNil(stateCache) }
     self.clock = clock
     self.log = log
     self.requests = requests
@@ -202,6 +288,18 @@ where R: SendableMetatype, R.State: Codable & Sendable, R.Action: Codable & Send
         Feature.Endpoint.provide(provided, in: &values, requests: requests)
       }
     )
+  }
+
+  @inlinable var stateCache: StateJSONCache {
+    lazyStateCache.load() ?? lazyStateCache.storeIfNil(StateJSONCache())
+  }
+
+  @inlinable var patches: PatchEngine<R.State> {
+    if let engine = lazyPatches.load() { return engine }
+    return lazyPatches.storeIfNil(
+      PatchEngine { (old: R.State, new: R.State, writer: inout PatchWriter) throws(FFIError) in
+        try Differ.diff(old, new, into: &writer, depth: 0)
+      })
   }
 
   // The core's host API (`@_spi(Host)`) cannot be called from inlinable code: these thin,
@@ -228,8 +326,13 @@ where R: SendableMetatype, R.State: Codable & Sendable, R.Action: Codable & Send
     HostStoreBox(
       send: { bytes throws(FFIError) in try self.send(bytes) },
       withStateJSON: { body throws(FFIError) in try self.withStateJSON(body) },
+      get: { pointer throws(FFIError) in try self.get(pointer) },
+      patch: { since throws(FFIError) in try self.patch(since: since) },
       version: { self.store.version },
       subscribe: { callback, userdata in self.subscribe(callback, userdata: userdata) },
+      subscribePatches: { callback, userdata throws(FFIError) in
+        try self.subscribePatches(callback, userdata: userdata)
+      },
       unsubscribe: { token throws(FFIError) in try self.unsubscribe(token) },
       waitIdle: { timeout throws(FFIError) in try self.waitIdle(timeoutMilliseconds: timeout) },
       advanceClock: { milliseconds throws(FFIError) in try self.advanceClock(milliseconds: milliseconds) },
@@ -261,25 +364,10 @@ where R: SendableMetatype, R.State: Codable & Sendable, R.Action: Codable & Send
   @inlinable
   func withStateJSON(_ body: HostStoreBox.BytesBody) throws(FFIError) {
     let (state, version) = currentState()
-    if let cached = stateCache.withLock({ $0 }), cached.version == version {
-      try Self.withBytes(cached.json, body)
-      return
-    }
-    let json: [UInt8]
-    do {
-      json = try WireEncoder(explicitNulls: true).encode(state)
-    } catch {
-      throw FFIError(.internal, "encoding the state: \(error.message)")
-    }
-    stateCache.withLock { $0 = (version, json) }
-    try Self.withBytes(json, body)
-  }
-
-  @inlinable
-  static func withBytes(_ bytes: [UInt8], _ body: HostStoreBox.BytesBody) throws(FFIError) {
-    let failure: FFIError? = bytes.withUnsafeBytes { buffer in
+    let json = try stateCache.json(state, version: version)
+    let failure: FFIError? = json.withUnsafeBytes { buffer in
       do throws(FFIError) {
-        try body(buffer)
+        try body(UnsafeRawBufferPointer(rebasing: buffer.dropLast()))
         return nil
       } catch {
         return error
@@ -288,25 +376,118 @@ where R: SendableMetatype, R.State: Codable & Sendable, R.Action: Codable & Send
     if let failure { throw failure }
   }
 
+  /// `rk_store_get`: the JSON at `pointer` (nil or empty: the whole state, from the shared
+  /// cache) in the state at the returned version. `count` excludes a trailing NUL.
+  @inlinable
+  func get(_ pointer: UnsafeRawBufferPointer?) throws(FFIError) -> (json: [UInt8], count: Int, version: UInt64) {
+    let segments = try pointer.map { (bytes) throws(FFIError) in try JSONPointer.parse(bytes) } ?? []
+    let (state, version) = currentState()
+    if segments.isEmpty {
+      let json = try stateCache.json(state, version: version)
+      return (json, json.count - 1, version)
+    }
+    let json = try Navigator.json(of: state, at: segments)
+    return (json, json.count, version)
+  }
+
+  /// `rk_store_patch`: the JSON Patch from `since` to the current version.
+  @inlinable
+  func patch(since: UInt64) throws(FFIError) -> (json: [UInt8], version: UInt64) {
+    let (state, version) = currentState()
+    switch try patches.patch(since: since, current: (state, version)) {
+    case let .ops(ops, version):
+      var json: [UInt8] = [UInt8(ascii: "[")]
+      json.reserveCapacity(ops.count + 3)
+      json.append(contentsOf: ops)
+      json.append(UInt8(ascii: "]"))
+      return (json, version)
+    case let .whole(state, version):
+      return (try wholePatch(state, version: version), version)
+    }
+  }
+
+  /// `[{"op":"replace","path":"","value":<the state>}]`, from the shared state JSON.
+  @inlinable
+  func wholePatch(_ state: R.State, version: UInt64) throws(FFIError) -> [UInt8] {
+    let whole = try stateCache.json(state, version: version)
+    var json = Array(#"[{"op":"replace","path":"","value":"#.utf8)
+    json.reserveCapacity(whole.count + 40)
+    json.append(contentsOf: whole.dropLast())
+    json.append(contentsOf: "}]".utf8)
+    return json
+  }
+
   @inlinable
   func subscribe(_ callback: StateCallback, userdata: UnsafeMutableRawPointer?) -> UInt64 {
     let address = UInt(bitPattern: userdata)
+    let cache = stateCache
     // C hosts get changes only, not the state at registration.
     let subscription = subscribeChanges { (state: R.State, version) in
-      guard var bytes = try? WireEncoder(explicitNulls: true).encode(state) else {
+      guard let json = try? cache.json(state, version: version) else {
         _ = "ReducerKit: could not encode the state for a callback\n".withCString { fputs($0, stderr) }
         return
       }
-      let count = bytes.count
-      bytes.append(0)
-      bytes.withUnsafeBufferPointer { buffer in
-        guard let base = buffer.baseAddress else { return }
-        base.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
-          callback(UnsafeMutableRawPointer(bitPattern: address), $0, count, version)
-        }
+      Self.call(callback, address, json, count: json.count - 1, version: version)
+    }
+    return remember(subscription)
+  }
+
+  /// `rk_store_subscribe_patches`: `callback` gets the patch from the version it last saw
+  /// (at first: the current version) after every delivery that changed the state.
+  @inlinable
+  func subscribePatches(_ callback: PatchCallback, userdata: UnsafeMutableRawPointer?) throws(FFIError) -> UInt64 {
+    let address = UInt(bitPattern: userdata)
+    let (state, version) = currentState()
+    try patches.advance(to: state, version: version)
+    let seen = SeenVersion(version)
+    let subscription = subscribeChanges { (state: R.State, version) in
+      do throws(FFIError) {
+        let (json, to) = try self.patchForSubscriber(since: seen.version, state: state, version: version)
+        guard to > seen.version else { return }
+        seen.version = to
+        guard let json else { return }  // nothing changed
+        Self.call(callback, address, json, count: json.count - 1, version: to)
+      } catch {
+        _ = "ReducerKit: could not make the patch for a callback: \(error.message)\n".withCString { fputs($0, stderr) }
       }
     }
-    return subscriptions.withLock { table in
+    return remember(subscription)
+  }
+
+  /// The patch (NUL-terminated; nil when empty) from `since` to the newest version known.
+  @inlinable
+  func patchForSubscriber(since: UInt64, state: R.State, version: UInt64) throws(FFIError) -> ([UInt8]?, UInt64) {
+    switch try patches.patch(since: since, current: (state, version)) {
+    case let .ops(ops, to):
+      guard !ops.isEmpty else { return (nil, to) }
+      var json: [UInt8] = [UInt8(ascii: "[")]
+      json.reserveCapacity(ops.count + 3)
+      json.append(contentsOf: ops)
+      json.append(contentsOf: [UInt8(ascii: "]"), 0])
+      return (json, to)
+    case let .whole(state, to):
+      var json = try wholePatch(state, version: to)
+      json.append(0)
+      return (json, to)
+    }
+  }
+
+  /// Calls a C callback with NUL-terminated `json` of `count` bytes.
+  @inlinable
+  static func call(
+    _ callback: StateCallback, _ address: UInt, _ json: [UInt8], count: Int, version: UInt64
+  ) {
+    json.withUnsafeBufferPointer { buffer in
+      guard let base = buffer.baseAddress else { return }
+      base.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
+        callback(UnsafeMutableRawPointer(bitPattern: address), $0, count, version)
+      }
+    }
+  }
+
+  @inlinable
+  func remember(_ subscription: StoreSubscription) -> UInt64 {
+    subscriptions.withLock { table in
       table.next += 1
       table.active[table.next] = subscription
       return table.next

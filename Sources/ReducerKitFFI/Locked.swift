@@ -15,7 +15,9 @@ final class Locked<Value>: @unchecked Sendable {
   // mutex pointer is allocated in init, never reassigned, and freed in deinit, when no
   // thread can hold a reference any more.
   @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
-  @usableFromInline var value: Value
+  // `@exclusivity(unchecked)`: every access is inside `withLock`, under the mutex, so accesses
+  // never overlap; the dynamic check would only cost time.
+  @exclusivity(unchecked) @usableFromInline var value: Value
 
   @inlinable init(_ value: Value) {
     self.value = value

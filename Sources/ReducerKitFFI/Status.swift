@@ -99,6 +99,25 @@ func ffiCall(_ body: () throws(FFIError) -> Void) -> Int32 {
   }
 }
 
+/// Copies the first `count` of `bytes` into a NUL-terminated `malloc` buffer the caller
+/// frees with `rk_free`.
+func copyOut(
+  _ bytes: [UInt8],
+  count: Int,
+  _ outJSON: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>,
+  _ outLength: UnsafeMutablePointer<Int>?
+) throws(FFIError) {
+  let copied: FFIError? = bytes.withUnsafeBytes { buffer in
+    do throws(FFIError) {
+      try copyOut(UnsafeRawBufferPointer(rebasing: buffer.prefix(count)), outJSON, outLength)
+      return nil
+    } catch {
+      return error
+    }
+  }
+  if let copied { throw copied }
+}
+
 /// Copies `bytes` into a NUL-terminated `malloc` buffer the caller frees with `rk_free`.
 func copyOut(
   _ bytes: [UInt8],

@@ -22,6 +22,11 @@ public func reducerkit_register_features() {
       description: "A query searched (endpoint search: an offline word list by default) 300 ms after it stops changing.",
       initialState: Search.State(),
       endpoints: [.endpoint(\.search)]
-    ) { Search() }
+    ) { Search() },
+    Feature(
+      name: "todos_untracked",
+      description: "The todos feature over a plain array (no change tracking): the baseline for benchmarks.",
+      initialState: UntrackedTodos.State()
+    ) { UntrackedTodos() }
   )
 }

@@ -6,6 +6,7 @@ import difflib
 from typing import Any
 
 from ._json import compact, pretty
+from ._patch import MISSING, make_patch, parse_pointer, resolve
 
 __all__ = ["json_diff", "changed_paths", "describe_changes", "json_equal"]
 
@@ -40,28 +41,29 @@ def _path_key(path: str, key: str) -> str:
     return f"{path}[{compact(key)}]"
 
 
+def _json_path(pointer: str) -> str:
+    """A JSON Pointer (``/todos/0/title``) in the ``$.todos[0].title`` form of messages."""
+    path = "$"
+    for segment in parse_pointer(pointer):
+        path = f"{path}[{segment}]" if segment.isdigit() else _path_key(path, segment)
+    return path
+
+
 def changed_paths(before: Any, after: Any, path: str = "$",
                   limit: int = 20) -> list[tuple[str, Any, Any]]:
     """The JSON paths where the two values differ, as ``(path, before, after)``, deepest
-    first-differing points only (at most ``limit``). A missing key is reported with the
-    marker ``...missing...``."""
+    first-differing points only (at most ``limit``), read off the JSON Patch from ``before``
+    to ``after`` (:func:`reducerkit._patch.make_patch`, the machinery that keeps
+    ``Store.state``). A missing key or element is reported with the marker ``...missing...``."""
     out: list[tuple[str, Any, Any]] = []
-
-    def walk(a: Any, b: Any, p: str) -> None:
-        if len(out) >= limit:
-            return
-        if isinstance(a, dict) and isinstance(b, dict):
-            for key in list(a.keys()) + [k for k in b.keys() if k not in a]:
-                walk(a.get(key, _MISSING), b.get(key, _MISSING), _path_key(p, str(key)))
-            return
-        if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
-            for i, (x, y) in enumerate(zip(a, b, strict=True)):
-                walk(x, y, f"{p}[{i}]")
-            return
-        if not json_equal(a, b):
-            out.append((p, a, b))
-
-    walk(before, after, path)
+    for op in make_patch(before, after)[:limit]:
+        segments = parse_pointer(op["path"])
+        old = resolve(before, segments)
+        new = op["value"] if op["op"] != "remove" else _MISSING
+        shown = _json_path(op["path"])
+        if path != "$":
+            shown = path + shown[1:]
+        out.append((shown, _MISSING if old is MISSING else old, new))
     return out
 
 

@@ -24,9 +24,6 @@ The book: ``pending`` (requests the program has to answer, oldest first) and ``u
 
 from __future__ import annotations
 
-import asyncio
-import inspect
-import logging
 import math
 import os
 import select
@@ -46,13 +43,39 @@ from .errors import (
     TimeoutError,
 )
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # asyncio is imported where it is used: `import reducerkit` stays fast
+    import asyncio
+
     from .store import _Core
 
 __all__ = ["Request", "HostRequests", "Provider", "failure_message", "encode_response",
            "normalize_provide"]
 
-_log = logging.getLogger("reducerkit")
+def _is_async_function(fn: Any) -> bool:
+    import inspect  # imported on first use: `import reducerkit` stays fast
+
+    return inspect.iscoroutinefunction(fn)
+
+
+def _is_awaitable(value: Any) -> bool:
+    if not hasattr(value, "__await__") and type(value).__name__ not in ("coroutine", "generator"):
+        return False
+    import inspect
+
+    return inspect.isawaitable(value)
+
+
+def _is_coroutine(value: Any) -> bool:
+    import inspect
+
+    return inspect.iscoroutine(value)
+
+
+def _log_debug(message: str, *args: Any) -> None:
+    """Logs to the "reducerkit" logger (logging is imported on first use)."""
+    import logging
+
+    logging.getLogger("reducerkit").debug(message, *args, exc_info=True)
 
 Provider = Callable[[Any], Any]
 """A provider: called with a request's payload, returns the response (or an awaitable of it,
@@ -180,7 +203,7 @@ class HostRequests:
         self.lib: Library = core.lib
         # name -> (function, is an async def)
         self.providers: dict[str, tuple[Provider, bool]] = {
-            name: (fn, inspect.iscoroutinefunction(fn)) for name, fn in (providers or {}).items()}
+            name: (fn, _is_async_function(fn)) for name, fn in (providers or {}).items()}
         self.loop = loop
         self.callback_mode = bool(self.providers)
         self.cond = threading.Condition(threading.Lock())
@@ -216,6 +239,10 @@ class HostRequests:
         """Removes the ``requests()`` readers of the loop running on this thread (called
         before the store is destroyed; readers of other loops end by themselves: they watch
         their own duplicate of the descriptor, which the library's close leaves valid)."""
+        if not self.readers:
+            return  # (and asyncio may not even be imported)
+        import asyncio
+
         try:
             running = asyncio.get_running_loop()
         except RuntimeError:
@@ -415,14 +442,14 @@ class HostRequests:
             value = fn(payload)
         except Exception as e:
             self.inflight.pop(request_id, None)
-            _log.debug("provider %r failed request %d", name, request_id, exc_info=True)
+            _log_debug("provider %r failed request %d", name, request_id)
             self._fail_quietly(request_id, failure_message(e))
             return
         except BaseException as e:  # KeyboardInterrupt, SystemExit: fail, then re-raise
             self.inflight.pop(request_id, None)
             self._fail_quietly(request_id, failure_message(e))
             raise
-        if inspect.isawaitable(value):
+        if _is_awaitable(value):
             self._schedule(request_id, name, lambda: value, awaitable=value)
             return
         self._answer(request_id, name, value)
@@ -483,7 +510,7 @@ class HostRequests:
             why = f"provider {name!r} cannot run: the store's asyncio loop is closed"
         if why:
             self.inflight.pop(request_id, None)
-            if inspect.iscoroutine(awaitable):
+            if _is_coroutine(awaitable):
                 awaitable.close()  # never awaited, on purpose
             self._fail_quietly(request_id, why)
             self.core.record_error(InvalidArgumentError(why, Status.INVALID_ARGUMENT),
@@ -496,7 +523,7 @@ class HostRequests:
         assert loop is not None
         with self.flight_lock:
             if request_id not in self.inflight:  # cancelled before it could start
-                if inspect.iscoroutine(awaitable):
+                if _is_coroutine(awaitable):
                     awaitable.close()
                 return
             task = loop.create_task(self._run(request_id, name, make),
@@ -505,6 +532,8 @@ class HostRequests:
 
     async def _run(self, request_id: int, name: str,
                    make: Callable[[], Awaitable[Any]]) -> None:
+        import asyncio
+
         try:
             value = await make()
         except asyncio.CancelledError:
@@ -515,7 +544,7 @@ class HostRequests:
             raise
         except Exception as e:
             self.inflight.pop(request_id, None)
-            _log.debug("provider %r failed request %d", name, request_id, exc_info=True)
+            _log_debug("provider %r failed request %d", name, request_id)
             self._fail_quietly(request_id, failure_message(e))
             return
         except BaseException as e:
@@ -558,6 +587,8 @@ class HostRequests:
                 os.close(fd)
 
     async def iterate(self, raise_pending: Callable[[], None]) -> AsyncGenerator[Request, None]:
+        import asyncio
+
         loop = asyncio.get_running_loop()
         wake = asyncio.Event()
         waiter = (loop, wake)

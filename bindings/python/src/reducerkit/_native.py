@@ -34,6 +34,7 @@ __all__ = [
     "ENV_VAR",
     "FUNCTIONS",
     "STATE_CALLBACK",
+    "PATCH_CALLBACK",
     "REQUEST_CALLBACK",
     "Library",
     "find_library",
@@ -55,6 +56,11 @@ PACKAGE_DIR = Path(__file__).resolve().parent
 #: uint64_t version);`` -- ``state_json`` is declared ``c_void_p`` so ctypes does not run
 #: strlen() and build a bytes object we would copy again with the known length.
 STATE_CALLBACK = CFUNCTYPE(None, c_void_p, c_void_p, c_size_t, c_uint64)
+
+#: ``typedef void (*rk_patch_callback)(void *userdata, const char *patch_json, size_t len,
+#: uint64_t version);`` -- ``patch_json`` is ``c_char_p``: patches are small and JSON text has
+#: no NUL byte, and ctypes' own conversion to bytes is faster than ``string_at``.
+PATCH_CALLBACK = CFUNCTYPE(None, c_void_p, c_char_p, c_size_t, c_uint64)
 
 #: ``typedef void (*rk_request_callback)(void *userdata, const char *event_json, size_t len);``
 #: -- ``event_json`` is ``c_char_p``: events are small and JSON text has no NUL byte, and
@@ -86,6 +92,11 @@ FUNCTIONS: dict[str, tuple[Sequence[Any], Any]] = {
     "rk_store_send_n": ([c_void_p, c_char_p, c_size_t], _status),
     "rk_store_state": ([c_void_p, _OUT_STR, _OUT_LEN], _status),
     "rk_store_version": ([c_void_p, POINTER(c_uint64)], _status),
+    # pointer (borrowed, NULL: the whole state), out json, out len, out version
+    "rk_store_get": ([c_void_p, c_char_p, _OUT_STR, _OUT_LEN, POINTER(c_uint64)], _status),
+    "rk_store_patch": ([c_void_p, c_uint64, _OUT_STR, _OUT_LEN, POINTER(c_uint64)], _status),
+    "rk_store_subscribe_patches": ([c_void_p, PATCH_CALLBACK, c_void_p, POINTER(c_uint64)],
+                                   _status),
     "rk_store_subscribe": ([c_void_p, STATE_CALLBACK, c_void_p, POINTER(c_uint64)], _status),
     "rk_store_unsubscribe": ([c_void_p, c_uint64], _status),
     "rk_store_wait_idle": ([c_void_p, c_int64], _status),
@@ -168,6 +179,9 @@ class Library:
     rk_store_send_n: Callable[[Any, bytes, int], int]
     rk_store_state: Callable[..., int]
     rk_store_version: Callable[..., int]
+    rk_store_get: Callable[..., int]
+    rk_store_patch: Callable[..., int]
+    rk_store_subscribe_patches: Callable[..., int]
     rk_store_subscribe: Callable[..., int]
     rk_store_unsubscribe: Callable[[Any, int], int]
     rk_store_wait_idle: Callable[[Any, int], int]

@@ -12,10 +12,8 @@
 
 from __future__ import annotations
 
-import asyncio
 import atexit
 import ctypes
-import inspect
 import math
 import os
 import sys
@@ -41,7 +39,11 @@ else:
     ActionT = TypeVar("ActionT")
 
 from ._host import HostRequests, Provider, Request, _tls, normalize_provide
-from ._native import STATE_CALLBACK, Library, default_library, load
+from ._native import PATCH_CALLBACK, STATE_CALLBACK, Library, default_library, load
+from ._patch import MISSING, affects, apply_patch, freeze, parse_pointer, resolve
+
+if TYPE_CHECKING:  # asyncio is imported where it is used: `import reducerkit` stays fast
+    import asyncio
 from .errors import (
     InvalidArgumentError,
     JSONError,
@@ -435,10 +437,14 @@ class Store(Generic[StateT, ActionT]):
         if names is not None:
             options["provide"] = names
         if providers and loop is None:
+            import asyncio
+
             try:
                 loop = asyncio.get_running_loop()
             except RuntimeError:
                 for name, fn in providers.items():
+                    import inspect
+
                     if inspect.iscoroutinefunction(fn):
                         raise InvalidArgumentError(
                             f"provider {name!r} is an async function, but no asyncio loop is "
@@ -510,8 +516,9 @@ class Store(Generic[StateT, ActionT]):
         except BaseException:
             core.close()
             raise
-        self._cache: tuple[int, Any] = (-1, None)
+        self._cache: tuple[int, Any] = (-1, None)  # (version, snapshot) of the last read
         self._send = lib.rk_store_send_n
+        self._send_text = lib.rk_store_send
         self._version_fn = lib.rk_store_version
         self._version_out = c_uint64()
         with _live_lock:
@@ -609,17 +616,25 @@ class Store(Generic[StateT, ActionT]):
             ActionError: not an action of the feature (the message says what is expected).
             JSONError, StoreClosedError; or an exception a subscriber raised.
         """
-        if self._errors:
-            self._raise_pending()
+        errors = self._errors
         handle = self._handle
+        if type(action) is str and not errors and handle is not None:
+            data = _str_actions.get(action)
+            if data is not None:
+                # The fast path: JSON this module encoded has no NUL byte (JSON escapes it),
+                # so the two-argument rk_store_send serves; ctypes converts a size_t
+                # argument slowly.
+                status = self._send_text(handle, data)
+                if status:
+                    self._fail(status)
+                if errors:
+                    self._raise_pending()
+                return
+        if errors:
+            self._raise_pending()
         if handle is None:
             self._live_handle()
-        if type(action) is str:
-            data = _str_actions.get(action)
-            if data is None:
-                data = _encode_action(action)
-        else:
-            data = _encode_action(action)
+        data = _encode_action(action)
         status = self._send(handle, data, len(data))  # by length: a NUL byte is not the end
         if status:
             self._fail(status)
@@ -638,9 +653,14 @@ class Store(Generic[StateT, ActionT]):
 
     @property
     def state(self) -> StateT:
-        """The current state, decoded from JSON. It is re-read only when :attr:`version`
-        changed, so the same dict is returned while nothing happens: treat it as read-only
-        (``copy.deepcopy`` it before mutating)."""
+        """The current state: a read-only snapshot (``dict`` and ``list`` subclasses whose
+        mutating methods raise ``TypeError``; ``copy.deepcopy`` gives a mutable copy).
+
+        The whole state is read once; after that, each read whose :attr:`version` changed
+        applies the JSON Patch since the last read (``rk_store_patch``), so it costs what
+        changed. Each version is a new object that shares its unchanged parts with the
+        previous one: a snapshot you keep never changes, and the same object is returned
+        while nothing happens."""
         if self._errors:
             self._raise_pending()
         handle = self._handle
@@ -648,25 +668,81 @@ class Store(Generic[StateT, ActionT]):
             handle = self._live_handle()
         # ctypes passes an instance by reference itself, faster than byref(). The version
         # buffer is shared by the threads reading this store: any value read from it is a
-        # version the store had, and a stale label only causes one more read.
+        # version the store had, and a stale label only causes one more patch.
         out = self._version_out
         status = self._version_fn(handle, out)
         if status:
             self._fail(status)
-        version = out.value
         cache = self._cache
-        if cache[0] == version:
+        if cache[0] == out.value:
             return cache[1]  # type: ignore[no-any-return]
+        return self._catch_up(handle, cache)
+
+    def _catch_up(self, handle: c_void_p, cache: tuple[int, Any]) -> Any:
+        """The newest snapshot: ``cache`` with the patch since its version applied (the
+        whole state first, on the first read)."""
         lib = self._lib
-        ptr = c_void_p()  # owned string: per call, never shared between threads
-        length = c_size_t()
-        status = lib.rk_store_state(handle, ptr, length)
+        outs = _tls.__dict__.get("patch_outs")
+        if outs is None:  # out-parameters of this thread (calls may come from any thread)
+            outs = _tls.patch_outs = (c_void_p(), c_size_t(), c_uint64())
+        ptr, length, version = outs
+        if cache[1] is None:
+            status = lib.rk_store_get(handle, None, ptr, length, version)
+            if status:
+                self._fail(status)
+            cache = (version.value, freeze(_json.loads(lib.take_string(ptr, length))))
+        # From the version read: the first call also starts the store's patch history.
+        status = lib.rk_store_patch(handle, cache[0], ptr, length, version)
         if status:
             self._fail(status)
-        # The version was read first: if the state is newer, the next read re-reads.
-        state = _json.loads(lib.take_string(ptr, length))
-        self._cache = (version, state)
-        return state  # type: ignore[no-any-return]
+        ops = _json.loads(lib.take_string(ptr, length))
+        state = apply_patch(cache[1], ops) if ops else cache[1]
+        self._cache = (version.value, state)
+        return state
+
+    def get(self, pointer: str = "") -> Any:
+        """The part of the state at an RFC 6901 JSON Pointer, e.g. ``store.get("/todos/0/title")``
+        (``""``: the whole state; in a key, ``~`` is written ``~0`` and ``/`` is ``~1``).
+        Read from the current snapshot when :attr:`state` is up to date, else from the
+        library (``rk_store_get``, which costs the part, not the state).
+
+        Raises:
+            InvalidArgumentError: not a pointer, or a pointer to nothing (the message names
+                the first segment that does not exist).
+        """
+        if self._errors:
+            self._raise_pending()
+        try:
+            segments = parse_pointer(pointer)
+        except (ValueError, AttributeError) as e:
+            raise InvalidArgumentError(str(e), Status.INVALID_ARGUMENT) from None
+        handle = self._live_handle()
+        cache = self._cache
+        if cache[1] is not None:
+            out = c_uint64()
+            status = self._version_fn(handle, out)
+            if status:
+                self._fail(status)
+            if cache[0] == out.value:
+                value = resolve(cache[1], segments)
+                if value is not MISSING:
+                    return value
+        return self._get_part(handle, pointer)[0]
+
+    def _get_part(self, handle: c_void_p, pointer: str) -> tuple[Any, int]:
+        """``rk_store_get``: the part at ``pointer`` (a snapshot) and its version."""
+        lib = self._lib
+        ptr = c_void_p()
+        length = c_size_t()
+        version = c_uint64()
+        encoded = pointer.encode("utf-8", "surrogatepass")
+        if b"\0" in encoded:
+            raise InvalidArgumentError(f"pointer {pointer!r} contains a NUL character",
+                                       Status.INVALID_ARGUMENT)
+        status = lib.rk_store_get(handle, encoded, ptr, length, version)
+        if status:
+            self._fail(status, f"get({pointer!r})")
+        return freeze(_json.loads(lib.take_string(ptr, length))), version.value
 
     def state_json(self) -> bytes:
         """The current state as the library's JSON text (not cached)."""
@@ -708,13 +784,27 @@ class Store(Generic[StateT, ActionT]):
 
     # ---- subscriptions -----------------------------------------------------------------
 
-    def subscribe(self, callback: Callable[..., object], *, with_version: bool = False) -> int:
+    def subscribe(self, callback: Callable[..., object], *, path: str | None = None,
+                  with_version: bool = False) -> int:
         """Calls ``callback(state)`` (``callback(state, version)`` with ``with_version``)
         once per send that reduced an action, from now on, with the final state (an action
         and the actions its ``.send`` effects queue give one call). It runs outside the
         store's lock, one call at a time: on the thread that sent (the caller of
-        :meth:`send`, or one of Swift's threads for actions sent by effects). An exception it raises is re-raised by the next call on
-        this store. Returns a token for :meth:`unsubscribe`."""
+        :meth:`send`, or one of Swift's threads for actions sent by effects). An exception
+        it raises is re-raised by the next call on this store. Returns a token for
+        :meth:`unsubscribe`.
+
+        With ``path`` (an RFC 6901 JSON Pointer, e.g. ``"/count"`` or ``"/todos/0/title"``),
+        ``callback(value)`` gets only that part, and only when it changed (repeats are
+        skipped; a part that stops existing is :data:`reducerkit.MISSING`). It is driven by
+        the store's JSON Patches, so an action that does not touch the part costs a check of
+        the patch's paths, and no read of the state.
+
+        Raises:
+            InvalidArgumentError: ``path`` is not a pointer, or points to nothing now.
+        """
+        if path is not None:
+            return self._subscribe_path(callback, path, with_version)
         handle = self._live_handle()
         core = self._core
         loads = _json.loads
@@ -739,6 +829,95 @@ class Store(Generic[StateT, ActionT]):
         thunk = STATE_CALLBACK(trampoline)
         token = c_uint64()
         status = self._lib.rk_store_subscribe(handle, thunk, None, byref(token))
+        if status:
+            self._fail(status)
+        core.subs[token.value] = thunk
+        return token.value
+
+    def _subscribe_path(self, callback: Callable[..., object], path: str,
+                        with_version: bool) -> int:
+        try:
+            watched = parse_pointer(path)
+        except (ValueError, AttributeError) as e:
+            raise InvalidArgumentError(str(e), Status.INVALID_ARGUMENT) from None
+        handle = self._live_handle()
+        store = self
+        last: list[Any] = [MISSING]
+
+        below = path + "/"
+
+        def on_patch(ops: list[dict[str, Any]], version: int) -> None:
+            value: Any = last[0]
+            changed = False
+            for op in ops:
+                text = op["path"]
+                kind = op["op"]
+                if text == path:  # the watched part itself: the op holds its value
+                    changed = True
+                    value = MISSING if kind == "remove" else freeze(op["value"])
+                    continue
+                if kind == "replace" and not text.startswith(below) and \
+                        not below.startswith(text + "/") and text != "":
+                    continue  # a replace elsewhere (the common case): nothing to do
+                op_path = parse_pointer(text)
+                if not affects(op_path, kind, watched):
+                    continue
+                changed = True
+                if len(op_path) <= len(watched) and op_path == watched[:len(op_path)]:
+                    # At or above the watched part: the op holds its new value.
+                    value = MISSING if kind == "remove" else \
+                        resolve(freeze(op["value"]), watched[len(op_path):])
+                else:
+                    # Below it, or an index shift before it: read the part again.
+                    try:
+                        value = store._get_part(store._handle or handle, path)[0]
+                    except InvalidArgumentError:
+                        value = MISSING
+                    break
+            if not changed or _json_same(value, last[0]):
+                return
+            last[0] = value
+            if with_version:
+                callback(value, version)
+            else:
+                callback(value)
+
+        token = self._subscribe_patch_ops(on_patch, callback)
+        try:
+            last[0] = self._get_part(handle, path)[0]
+        except BaseException:
+            self.unsubscribe(token)
+            raise
+        return token
+
+    def subscribe_patches(self, callback: Callable[[list[dict[str, Any]], int], object]) -> int:
+        """Calls ``callback(patch, version)`` after every change of the state, with the RFC
+        6902 JSON Patch (a list of ``{"op": "add"|"remove"|"replace", "path": ..., "value":
+        ...}``) from the version of the previous call (the first: from now) to ``version``.
+        Coalesced per outer send like :meth:`subscribe`; a send that changes nothing makes no
+        call. Returns a token for :meth:`unsubscribe`."""
+        return self._subscribe_patch_ops(callback, callback)
+
+    def _subscribe_patch_ops(self, on_ops: Callable[[Any, int], None], callback: object) -> int:
+        handle = self._live_handle()
+        core = self._core
+        loads = _json.loads
+
+        def trampoline(_userdata: Any, patch: bytes, _length: int, version: int) -> None:
+            stack = getattr(_tls, "stack", None)
+            if stack is None:
+                stack = _callback_stack()
+            stack.append(core)
+            try:
+                on_ops(loads(patch), version)
+            except BaseException as e:  # never let it reach ctypes: store, re-raise later
+                core.record_error(e, callback)
+            finally:
+                stack.pop()
+
+        thunk = PATCH_CALLBACK(trampoline)
+        token = c_uint64()
+        status = self._lib.rk_store_subscribe_patches(handle, thunk, None, byref(token))
         if status:
             self._fail(status)
         core.subs[token.value] = thunk
@@ -937,34 +1116,48 @@ class Store(Generic[StateT, ActionT]):
     async def wait_idle_async(self, timeout: float | None = 1.0) -> None:
         """:meth:`wait_idle` in the loop's default executor, so the event loop keeps
         running while effects settle."""
+        import asyncio
+
         loop = asyncio.get_running_loop()
         await loop.run_in_executor(None, self.wait_idle, timeout)
 
     async def states(self, *, initial: bool = True) -> AsyncGenerator[dict[str, Any], None]:
-        """The states after each reduced action, as an async iterator (the current state
+        """The state after each change, as an async iterator of snapshots (the current state
         first unless ``initial=False``). Ends when the store closes::
 
             async for state in store.states():
                 print(state["count"])
+
+        Driven by the store's JSON Patches: each change brings the store's snapshot up to date
+        (on the thread that changed the state, sharing unchanged parts with the previous
+        snapshot), and the iterator yields it.
         """
+        import asyncio
+
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[Any] = asyncio.Queue()
         core = self._core
+        store = self
 
-        def on_state(state: Any, version: int) -> None:
+        def on_patch(_ops: Any, _version: int) -> None:
+            handle = store._handle
+            if handle is None:
+                return
+            state = store._catch_up(handle, store._cache)
             try:
-                loop.call_soon_threadsafe(queue.put_nowait, (version, state))
+                loop.call_soon_threadsafe(queue.put_nowait, (store._cache[0], state))
             except RuntimeError:  # the loop was closed
                 pass
 
-        token = self.subscribe(on_state, with_version=True)
+        token = self._subscribe_patch_ops(on_patch, "a states() iterator")
         stream = (loop, queue)
         core.streams.add(stream)
         try:
             seen = -1
             if initial:
-                seen = self.version
-                yield self.state
+                state = self.state
+                seen = self._cache[0]
+                yield state
             while True:
                 item = await queue.get()
                 if item is _CLOSED:
@@ -973,7 +1166,8 @@ class Store(Generic[StateT, ActionT]):
                     self._raise_pending()
                 version, state = item
                 if version <= seen:
-                    continue  # already yielded as the initial state
+                    continue  # already yielded
+                seen = version
                 yield state
         finally:
             core.streams.discard(stream)
@@ -982,3 +1176,21 @@ class Store(Generic[StateT, ActionT]):
                     self.unsubscribe(token)
                 except StoreClosedError:
                     pass
+
+
+def _json_same(a: Any, b: Any) -> bool:
+    """Equality of JSON values where ``true`` is not ``1``."""
+    if a is b:
+        return True
+    if type(a) is not type(b) and not (isinstance(a, (dict, list)) and isinstance(b, (dict, list))):
+        if isinstance(a, bool) or isinstance(b, bool):
+            return False
+        if not (isinstance(a, (int, float)) and isinstance(b, (int, float))):
+            return False
+    if isinstance(a, dict):
+        return isinstance(b, dict) and a.keys() == b.keys() and \
+            all(_json_same(v, b[k]) for k, v in a.items())
+    if isinstance(a, list):
+        return isinstance(b, list) and len(a) == len(b) and \
+            all(_json_same(x, y) for x, y in zip(a, b))
+    return bool(a == b)
