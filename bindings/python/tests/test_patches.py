@@ -191,6 +191,22 @@ def test_subscribe_patches(lib: Library) -> None:
         ]
 
 
+def test_subscribe_patches_with_a_one_argument_callback(lib: Library) -> None:
+    with Store("todos", initial_state=TODOS_3, library=lib) as store:
+        patches: list[Any] = []
+        store.subscribe_patches(patches.append)  # a builtin method: called with the patch alone
+        store.subscribe_patches(lambda ops: patches.append(("lambda", ops)))
+
+        class Collector:
+            def __call__(self, ops: Any, version: int = 0) -> None:  # accepts two: gets two
+                patches.append(("both", version))
+
+        store.subscribe_patches(Collector())
+        store.send({"toggle": {"id": 1}})
+        op = [{"op": "replace", "path": "/todos/0/isComplete", "value": True}]
+        assert patches == [op, ("lambda", op), ("both", 1)]
+
+
 def test_an_exception_in_a_patch_subscriber_is_reraised(lib: Library) -> None:
     with Store("counter", library=lib) as store:
         def boom(_value: Any) -> None:

@@ -366,6 +366,26 @@ def _interruptible(lib: Library, fn: Callable[..., int], *args: Any) -> tuple[in
     return int(status), message
 
 
+def _takes_one_argument(callback: Callable[..., object]) -> bool:
+    """Whether ``callback`` accepts exactly one positional argument (not two)."""
+    import inspect  # here, not at import: `import reducerkit` stays fast
+
+    try:
+        signature = inspect.signature(callback)
+    except (TypeError, ValueError):  # builtins without a signature: call with both
+        return False
+    try:
+        signature.bind(None, None)
+        return False
+    except TypeError:
+        pass
+    try:
+        signature.bind(None)
+        return True
+    except TypeError:
+        return False
+
+
 class Store(Generic[StateT, ActionT]):
     """A store of a feature implemented in Swift.
 
@@ -890,12 +910,16 @@ class Store(Generic[StateT, ActionT]):
             raise
         return token
 
-    def subscribe_patches(self, callback: Callable[[list[dict[str, Any]], int], object]) -> int:
+    def subscribe_patches(self, callback: Callable[..., object]) -> int:
         """Calls ``callback(patch, version)`` after every change of the state, with the RFC
         6902 JSON Patch (a list of ``{"op": "add"|"remove"|"replace", "path": ..., "value":
         ...}``) from the version of the previous call (the first: from now) to ``version``.
-        Coalesced per outer send like :meth:`subscribe`; a send that changes nothing makes no
-        call. Returns a token for :meth:`unsubscribe`."""
+        A callback that takes one argument is called with the patch alone. Coalesced per
+        outer send like :meth:`subscribe`; a send that changes nothing makes no call. Returns
+        a token for :meth:`unsubscribe`."""
+        if _takes_one_argument(callback):
+            one = callback
+            return self._subscribe_patch_ops(lambda patch, _version: one(patch), callback)
         return self._subscribe_patch_ops(callback, callback)
 
     def _subscribe_patch_ops(self, on_ops: Callable[[Any, int], None], callback: object) -> int:
