@@ -116,11 +116,18 @@ CTRL_C_CHILD = textwrap.dedent("""
 """)
 
 
+def _sigint_default() -> None:
+    """In the child, before exec: Ctrl-C's default action, even when this test runs as a
+    background job (whose shell ignores SIGINT, which the child would inherit)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("clock,call", [("live", "wait"), ("test", "advance")])
 def test_ctrl_c_interrupts_long_waits(lib: Library, clock: str, call: str) -> None:
     env = dict(os.environ, PYTHONPATH=SRC, REDUCERKIT_LIB=lib.path)
     child = subprocess.Popen([sys.executable, "-c", CTRL_C_CHILD, "counter", clock, call],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                             preexec_fn=_sigint_default)
     try:
         assert child.stdout is not None
         assert child.stdout.readline().strip() == "ready"

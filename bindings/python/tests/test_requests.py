@@ -561,10 +561,17 @@ CTRL_C_CHILD = textwrap.dedent("""
 """)
 
 
+def _sigint_default() -> None:
+    """In the child, before exec: Ctrl-C's default action, even when this test runs as a
+    background job (whose shell ignores SIGINT, which the child would inherit)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_interrupts_wait_request(lib: Library) -> None:
     env = dict(os.environ, PYTHONPATH=SRC, REDUCERKIT_LIB=lib.path)
     with subprocess.Popen([sys.executable, "-c", CTRL_C_CHILD], stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, text=True, env=env) as child:
+                          stderr=subprocess.PIPE, text=True, env=env,
+                          preexec_fn=_sigint_default) as child:
         _interrupt(child)
 
 
