@@ -190,10 +190,16 @@ class TestStore(Generic[StateT, ActionT]):
     def _await_event(self, timeout: float) -> bool:
         """Waits until a request event is queued, or effects are idle (an effect waiting for
         the host counts as idle), or timeout."""
+        return self._await(timeout, self._collect_events, lambda: bool(self._events))
+
+    def _await(self, timeout: float, collect: Callable[[], object],
+               arrived: Callable[[], bool]) -> bool:
+        """Collects (``collect``) until ``arrived()``, or effects are idle, or ``timeout``
+        seconds passed; whether it arrived."""
         deadline = time.monotonic() + timeout
         while True:
-            self._collect_events()
-            if self._events:
+            collect()
+            if arrived():
                 return True
             remaining = deadline - time.monotonic()
             if remaining <= 0:
@@ -203,8 +209,8 @@ class TestStore(Generic[StateT, ActionT]):
                 idle = True
             except TimeoutError:
                 idle = False
-            self._collect_events()
-            if self._events:
+            collect()
+            if arrived():
                 return True
             if idle:
                 return False
@@ -257,24 +263,7 @@ class TestStore(Generic[StateT, ActionT]):
 
     def _await_received(self, timeout: float) -> bool:
         """Waits until an effect action is recorded, or effects are idle, or timeout."""
-        deadline = time.monotonic() + timeout
-        while True:
-            self._collect()
-            if self._received:
-                return True
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                return False
-            try:
-                self.store.wait_idle(min(remaining, 0.05))
-                idle = True
-            except TimeoutError:
-                idle = False
-            self._collect()
-            if self._received:
-                return True
-            if idle:
-                return False
+        return self._await(timeout, self._collect, lambda: bool(self._received))
 
     # ---- the API -------------------------------------------------------------------
 
