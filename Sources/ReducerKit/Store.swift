@@ -40,7 +40,11 @@ public final class Store<State, Action: Sendable>: @unchecked Sendable {
   /// For a store made by ``scope(state:action:)``: the root store it reaches, seen through the
   /// scope. Nil for a root store.
   @usableFromInline let _parent: _ScopedParent<State, Action>?
-  private let registrar = ObservationRegistrar()
+  /// Made on first use: a store nobody observes pays nothing for it.
+  private let lazyRegistrar = AtomicLazyReference<_Registrar>()
+  private var registrar: ObservationRegistrar {
+    (lazyRegistrar.load() ?? lazyRegistrar.storeIfNil(_Registrar())).registrar
+  }
 
   /// A store for `reducer`, starting from `initialState`.
   ///
@@ -406,6 +410,11 @@ public final class Store<State, Action: Sendable>: @unchecked Sendable {
   }
 
   // MARK: Observation
+
+  /// The store's observation registrar, in a class so it can be made lazily.
+  private final class _Registrar: Sendable {
+    let registrar = ObservationRegistrar()
+  }
 
   @usableFromInline
   func _notifyObservation() {

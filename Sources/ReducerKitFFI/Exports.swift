@@ -10,21 +10,75 @@ import Synchronization
 // The C ABI of include/reducerkit.h. Every export catches and maps errors to a status; no Swift
 // error or trap crosses the boundary.
 
-/// Live stores by handle. Handles are never reused, so a destroyed handle is always detected.
-private let handles = Locked<(next: UInt, stores: [UInt: (box: HostStoreBox, generation: UInt64)])>(
-  (0, [:]))
+/// Live stores by handle: a slot table. A handle encodes its slot and the serial number of the
+/// create that filled it; serials are never reused, so a destroyed handle is always detected,
+/// and a lookup is an index and a compare (no hashing).
+private struct HandleTable {
+  struct Slot {
+    var serial: UInt = 0
+    var box: HostStoreBox?
+    var generation: UInt64 = 0
+  }
+  var serial: UInt = 0
+  var slots: [Slot] = []
+  var free: [Int] = []
 
-/// Handles look like aligned pointers but are only keys; the library never dereferences them.
-private let handleBase: UInt = 0x5_2B00_0000
+  /// Handles look like aligned pointers but are only keys; the library never dereferences them.
+  static let base: UInt = 0x5_2B00_0000
+  static let slotBits = 24
+
+  static func key(serial: UInt, slot: Int) -> UInt {
+    base &+ ((serial << UInt(slotBits)) | UInt(slot)) &* 16
+  }
+
+  /// The slot and serial a handle names, if it has a handle's form.
+  static func decode(_ key: UInt) -> (slot: Int, serial: UInt)? {
+    guard key >= base, (key &- base) % 16 == 0 else { return nil }
+    let index = (key &- base) / 16
+    return (Int(index & ((1 << UInt(slotBits)) - 1)), index >> UInt(slotBits))
+  }
+
+  mutating func insert(_ box: HostStoreBox, generation: UInt64) throws(FFIError) -> UInt {
+    let slot: Int
+    if let reused = free.popLast() {
+      slot = reused
+    } else {
+      guard slots.count < 1 << Self.slotBits else {
+        throw FFIError(.misuse, "too many live stores (\(slots.count)); destroy stores you no longer use")
+      }
+      slot = slots.count
+      slots.append(Slot())
+    }
+    serial &+= 1
+    slots[slot] = Slot(serial: serial, box: box, generation: generation)
+    return Self.key(serial: serial, slot: slot)
+  }
+
+  func find(_ key: UInt) -> Slot? {
+    guard let (slot, serial) = Self.decode(key), slot < slots.count, slots[slot].serial == serial,
+      slots[slot].box != nil
+    else { return nil }
+    return slots[slot]
+  }
+
+  mutating func remove(_ key: UInt) -> Slot? {
+    guard let found = find(key), let (slot, _) = Self.decode(key) else { return nil }
+    slots[slot] = Slot()
+    free.append(slot)
+    return found
+  }
+}
+
+private let handles = Locked(HandleTable())
 
 private func lookup(_ store: OpaquePointer?) throws(FFIError) -> HostStoreBox {
   guard let store else { throw FFIError(.invalidArgument, "store is NULL") }
   let key = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(store)))
-  guard let found = handles.withLock({ $0.stores[key] }) else {
+  guard let found = handles.withLock({ $0.find(key) }), let box = found.box else {
     throw FFIError(.invalidHandle, "store \(UnsafeRawPointer(store)) was destroyed or never created")
   }
   guard found.generation == rk_shim_fork_generation() else { throw forkedStoreError(store) }
-  return found.box
+  return box
 }
 
 /// Stores of a parent process destroyed in a fork child: never released (see rk_store_destroy).
@@ -98,11 +152,12 @@ public func rk_store_create(
     defer { options.release() }
     let generation = rk_shim_fork_generation()
     let store = try found.makeStore(options)
-    let key = handles.withLock { table in
-      table.next += 1
-      let key = handleBase &+ table.next &* 16
-      table.stores[key] = (store, generation)
-      return key
+    let key: UInt
+    do throws(FFIError) {
+      key = try handles.withLock { (table) throws(FFIError) in try table.insert(store, generation: generation) }
+    } catch {
+      store.destroy()
+      throw error
     }
     out.pointee = OpaquePointer(bitPattern: key)
   }
@@ -112,17 +167,17 @@ public func rk_store_create(
 public func rk_store_destroy(_ store: OpaquePointer?) {
   guard let store else { return }
   let key = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(store)))
-  guard let removed = handles.withLock({ $0.stores.removeValue(forKey: key) }) else {
+  guard let removed = handles.withLock({ $0.remove(key) }), let box = removed.box else {
     setLastError("rk_store_destroy: store \(UnsafeRawPointer(store)) was destroyed or never created")
     return
   }
   // In a fork child, a store from the parent is only forgotten, and kept from deinitializing:
   // its effects' threads, and whatever locks they held at the fork, are not in this process.
   guard removed.generation == rk_shim_fork_generation() else {
-    forkedAway.withLock { $0.append(removed.box) }
+    forkedAway.withLock { $0.append(box) }
     return
   }
-  removed.box.destroy()
+  box.destroy()
 }
 
 @_cdecl("rk_store_send")

@@ -49,11 +49,12 @@ public struct Feature: Sendable {
     self.name = name
     self.description = description
     self.endpoints = endpoints
+    let table = HostStore<R>.makeTable()
     self.makeStore = { options throws(FFIError) in
       let provided = try Endpoint.select(options.provide, from: endpoints, feature: name)
       let state = try options.resolveInitialState(default: initialState())
       return HostStore<R>(
-        initialState: state, reducer: reducer(), options: options, provided: provided
+        initialState: state, reducer: reducer(), options: options, provided: provided, table: table
       ).boxed()
     }
     self.describe = {

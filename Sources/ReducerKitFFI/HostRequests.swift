@@ -6,6 +6,7 @@
 import CReducerKitShims
 @_spi(Host) import ReducerKit
 import ReducerKitWire
+import Synchronization
 
 /// The C callback type of `rk_store_on_request` (`rk_request_callback`).
 public typealias RequestCallback = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, Int) -> Void
@@ -92,7 +93,9 @@ struct RequestOutcomes {
 @usableFromInline
 final class HostRequests: @unchecked Sendable {
   // Safe: every `var` below is read and written only while holding `monitor`.
-  private let monitor = _HostMonitor()
+  /// Made on first use: a store whose effects never call the host pays nothing for it.
+  private let lazyMonitor = AtomicLazyReference<_HostMonitor>()
+  private var monitor: _HostMonitor { lazyMonitor.load() ?? lazyMonitor.storeIfNil(_HostMonitor()) }
   private var pending: [UInt64: PendingRequest] = [:]
   private var outcomes = RequestOutcomes()
   /// Queued events, oldest first.

@@ -13,49 +13,49 @@ public typealias StateCallback = @convention(c) (UnsafeMutableRawPointer?, Unsaf
 /// The C callback type of `rk_store_subscribe_patches` (`rk_patch_callback`).
 public typealias PatchCallback = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, Int, UInt64) -> Void
 
-/// A store as the C ABI sees it: JSON in, JSON out. A non-generic box of closures that were
+/// The operations of one feature's stores as the C ABI sees them: JSON in, JSON out. Closures
 /// specialized for the feature's types where the feature was declared (see `Feature.init`), so
-/// no call from C runs unspecialized generic code.
+/// no call from C runs unspecialized generic code; made once per feature and shared by all of
+/// its stores, so a store costs no memory for them.
 @usableFromInline
-final class HostStoreBox: Sendable {
+final class HostStoreTable: Sendable {
   @usableFromInline typealias BytesBody = (UnsafeRawBufferPointer) throws(FFIError) -> Void
+  @usableFromInline typealias Store = AnyObject & Sendable
 
-  let send: @Sendable (UnsafeRawBufferPointer) throws(FFIError) -> Void
-  let withStateJSON: @Sendable (BytesBody) throws(FFIError) -> Void
-  /// The JSON at a pointer (nil: the whole state) and its version.
-  let get: @Sendable (UnsafeRawBufferPointer?) throws(FFIError) -> (json: [UInt8], count: Int, version: UInt64)
-  /// The JSON Patch since a version, and the version it leads to.
-  let patch: @Sendable (UInt64) throws(FFIError) -> (json: [UInt8], version: UInt64)
-  let version: @Sendable () -> UInt64
-  let subscribe: @Sendable (StateCallback, UnsafeMutableRawPointer?) -> UInt64
-  let subscribePatches: @Sendable (PatchCallback, UnsafeMutableRawPointer?) throws(FFIError) -> UInt64
-  let unsubscribe: @Sendable (UInt64) throws(FFIError) -> Void
-  let waitIdle: @Sendable (Int64) throws(FFIError) -> Void
-  let advanceClock: @Sendable (Int64) throws(FFIError) -> Void
-  let takeActions: @Sendable () throws(FFIError) -> [UInt8]
-  let effectCount: @Sendable () -> Int
-  let destroy: @Sendable () -> Void
-  /// The store's host requests (its provided endpoints).
-  let requests: HostRequests
+  /// The type of the stores this table serves (checked when a box pairs them).
+  let storeType: ObjectIdentifier
+  let send: @Sendable (Store, UnsafeRawBufferPointer) throws(FFIError) -> Void
+  let withStateJSON: @Sendable (Store, BytesBody) throws(FFIError) -> Void
+  let get: @Sendable (Store, UnsafeRawBufferPointer?) throws(FFIError) -> (json: [UInt8], count: Int, version: UInt64)
+  let patch: @Sendable (Store, UInt64) throws(FFIError) -> (json: [UInt8], version: UInt64)
+  let version: @Sendable (Store) -> UInt64
+  let subscribe: @Sendable (Store, StateCallback, UnsafeMutableRawPointer?) -> UInt64
+  let subscribePatches: @Sendable (Store, PatchCallback, UnsafeMutableRawPointer?) throws(FFIError) -> UInt64
+  let unsubscribe: @Sendable (Store, UInt64) throws(FFIError) -> Void
+  let waitIdle: @Sendable (Store, Int64) throws(FFIError) -> Void
+  let advanceClock: @Sendable (Store, Int64) throws(FFIError) -> Void
+  let takeActions: @Sendable (Store) throws(FFIError) -> [UInt8]
+  let effectCount: @Sendable (Store) -> Int
+  let destroy: @Sendable (Store) -> Void
 
   @usableFromInline
   init(
-    send: @escaping @Sendable (UnsafeRawBufferPointer) throws(FFIError) -> Void,
-    withStateJSON: @escaping @Sendable (BytesBody) throws(FFIError) -> Void,
-    get: @escaping @Sendable (UnsafeRawBufferPointer?) throws(FFIError) -> (json: [UInt8], count: Int, version: UInt64),
-    patch: @escaping @Sendable (UInt64) throws(FFIError) -> (json: [UInt8], version: UInt64),
-    version: @escaping @Sendable () -> UInt64,
-    subscribe: @escaping @Sendable (StateCallback, UnsafeMutableRawPointer?) -> UInt64,
-    subscribePatches: @escaping @Sendable (PatchCallback, UnsafeMutableRawPointer?) throws(FFIError) -> UInt64,
-    unsubscribe: @escaping @Sendable (UInt64) throws(FFIError) -> Void,
-    waitIdle: @escaping @Sendable (Int64) throws(FFIError) -> Void,
-    advanceClock: @escaping @Sendable (Int64) throws(FFIError) -> Void,
-    takeActions: @escaping @Sendable () throws(FFIError) -> [UInt8],
-    effectCount: @escaping @Sendable () -> Int,
-    destroy: @escaping @Sendable () -> Void,
-    requests: HostRequests
+    storeType: ObjectIdentifier,
+    send: @escaping @Sendable (Store, UnsafeRawBufferPointer) throws(FFIError) -> Void,
+    withStateJSON: @escaping @Sendable (Store, BytesBody) throws(FFIError) -> Void,
+    get: @escaping @Sendable (Store, UnsafeRawBufferPointer?) throws(FFIError) -> (json: [UInt8], count: Int, version: UInt64),
+    patch: @escaping @Sendable (Store, UInt64) throws(FFIError) -> (json: [UInt8], version: UInt64),
+    version: @escaping @Sendable (Store) -> UInt64,
+    subscribe: @escaping @Sendable (Store, StateCallback, UnsafeMutableRawPointer?) -> UInt64,
+    subscribePatches: @escaping @Sendable (Store, PatchCallback, UnsafeMutableRawPointer?) throws(FFIError) -> UInt64,
+    unsubscribe: @escaping @Sendable (Store, UInt64) throws(FFIError) -> Void,
+    waitIdle: @escaping @Sendable (Store, Int64) throws(FFIError) -> Void,
+    advanceClock: @escaping @Sendable (Store, Int64) throws(FFIError) -> Void,
+    takeActions: @escaping @Sendable (Store) throws(FFIError) -> [UInt8],
+    effectCount: @escaping @Sendable (Store) -> Int,
+    destroy: @escaping @Sendable (Store) -> Void
   ) {
-    self.requests = requests
+    self.storeType = storeType
     self.send = send
     self.withStateJSON = withStateJSON
     self.get = get
@@ -70,6 +70,51 @@ final class HostStoreBox: Sendable {
     self.effectCount = effectCount
     self.destroy = destroy
   }
+}
+
+/// A store as the C ABI sees it: the store and its feature's table (no allocation of its own).
+@usableFromInline
+struct HostStoreBox: Sendable {
+  @usableFromInline typealias BytesBody = HostStoreTable.BytesBody
+
+  /// The store (the box keeps it alive).
+  let store: HostStoreTable.Store
+  // `unowned(unsafe)`: the store holds its table and its requests strongly, and this box holds
+  // the store, so both outlive every use through the box; no reference count is touched for
+  // them on each call from C.
+  unowned(unsafe) let table: HostStoreTable
+  /// The store's host requests (its provided endpoints).
+  unowned(unsafe) let requests: HostRequests
+
+  /// Pairs `store` with the table of its type and its requests, both of which `store` holds
+  /// (`HostStore.boxed()`).
+  @usableFromInline
+  init(table: HostStoreTable, store: HostStoreTable.Store, requests: HostRequests) {
+    precondition(table.storeType == ObjectIdentifier(type(of: store)), "a store paired with another type's table")
+    self.table = table
+    self.store = store
+    self.requests = requests
+  }
+
+  func send(_ bytes: UnsafeRawBufferPointer) throws(FFIError) { try table.send(store, bytes) }
+  func withStateJSON(_ body: BytesBody) throws(FFIError) { try table.withStateJSON(store, body) }
+  func get(_ pointer: UnsafeRawBufferPointer?) throws(FFIError) -> (json: [UInt8], count: Int, version: UInt64) {
+    try table.get(store, pointer)
+  }
+  func patch(_ since: UInt64) throws(FFIError) -> (json: [UInt8], version: UInt64) { try table.patch(store, since) }
+  func version() -> UInt64 { table.version(store) }
+  func subscribe(_ callback: StateCallback, _ userdata: UnsafeMutableRawPointer?) -> UInt64 {
+    table.subscribe(store, callback, userdata)
+  }
+  func subscribePatches(_ callback: PatchCallback, _ userdata: UnsafeMutableRawPointer?) throws(FFIError) -> UInt64 {
+    try table.subscribePatches(store, callback, userdata)
+  }
+  func unsubscribe(_ token: UInt64) throws(FFIError) { try table.unsubscribe(store, token) }
+  func waitIdle(_ milliseconds: Int64) throws(FFIError) { try table.waitIdle(store, milliseconds) }
+  func advanceClock(_ milliseconds: Int64) throws(FFIError) { try table.advanceClock(store, milliseconds) }
+  func takeActions() throws(FFIError) -> [UInt8] { try table.takeActions(store) }
+  func effectCount() -> Int { table.effectCount(store) }
+  func destroy() { table.destroy(store) }
 }
 
 /// Whether the host or an effect sent an action.
@@ -190,15 +235,37 @@ where Base.Action: Codable & Sendable, Base.State: Encodable {
 
 /// Decoded actions by their exact JSON text, so a host that sends the same action again
 /// (`"increment"`) skips decoding. Sound because decoding is a pure function of the text
-/// (synthesized `Decodable` is). A direct-mapped table: bounded in entries and key length. It
-/// starts empty and doubles (from 4 slots up to 256) when an insert would evict, so a store
-/// whose host sends a few distinct actions keeps a few slots, not 8 KB.
+/// (synthesized `Decodable` is). Bounded in entries and key length. The first few entries are
+/// a short list scanned by hash (a store whose host sends a few distinct actions keeps only
+/// those); past that, a direct-mapped table that doubles (up to 256 slots) when an insert
+/// would evict.
 @usableFromInline
 final class ActionCache<Action: Sendable>: Sendable {
+  @usableFromInline struct Entry: Sendable {
+    @usableFromInline let key: [UInt8]
+    @usableFromInline let hash: UInt64
+    @usableFromInline let action: Action
+
+    @inlinable init(key: [UInt8], hash: UInt64, action: Action) {
+      self.key = key
+      self.hash = hash
+      self.action = action
+    }
+
+    @inlinable func matches(_ bytes: UnsafeRawBufferPointer, hash: UInt64) -> Bool {
+      guard self.hash == hash, key.count == bytes.count else { return false }
+      return key.withUnsafeBytes { key in
+        bytes.count == 0 || memcmp(key.baseAddress!, bytes.baseAddress!, bytes.count) == 0
+      }
+    }
+  }
+
+  @usableFromInline static var listLimit: Int { 8 }
+  @usableFromInline static var firstSlotCount: Int { 32 }
   @usableFromInline static var slotCount: Int { 256 }
-  @usableFromInline static var firstSlotCount: Int { 4 }
   @usableFromInline static var maxKeyLength: Int { 96 }
-  @usableFromInline let slots = Locked<[(key: [UInt8], hash: UInt64, action: Action)?]>([])
+  /// The list (while the table is empty), then the table.
+  @usableFromInline let cache = Locked<(list: [Entry], table: [Entry?])>(([], []))
 
   @usableFromInline init() {}
 
@@ -213,28 +280,37 @@ final class ActionCache<Action: Sendable>: Sendable {
 
   @inlinable
   func lookup(_ bytes: UnsafeRawBufferPointer, hash: UInt64) -> Action? {
-    slots.withLock { slots in
-      guard !slots.isEmpty, let entry = slots[Int(hash % UInt64(slots.count))], entry.hash == hash,
-        entry.key.count == bytes.count
-      else { return nil }
-      let same = entry.key.withUnsafeBytes { key in
-        bytes.count == 0 || memcmp(key.baseAddress!, bytes.baseAddress!, bytes.count) == 0
+    cache.withLock { cache in
+      if cache.table.isEmpty {
+        for entry in cache.list where entry.matches(bytes, hash: hash) { return entry.action }
+        return nil
       }
-      return same ? entry.action : nil
+      guard let entry = cache.table[Int(hash % UInt64(cache.table.count))], entry.matches(bytes, hash: hash)
+      else { return nil }
+      return entry.action
     }
   }
 
   @inlinable
   func insert(_ bytes: UnsafeRawBufferPointer, hash: UInt64, _ action: Action) {
-    let key = Array(bytes)
-    slots.withLock { slots in
-      if slots.isEmpty { slots = Array(repeating: nil, count: Self.firstSlotCount) }
-      while slots[Int(hash % UInt64(slots.count))] != nil, slots.count < Self.slotCount {
-        var grown = [(key: [UInt8], hash: UInt64, action: Action)?](repeating: nil, count: slots.count * 2)
-        for case let entry? in slots { grown[Int(entry.hash % UInt64(grown.count))] = entry }
-        slots = grown
+    let entry = Entry(key: Array(bytes), hash: hash, action: action)
+    cache.withLock { cache in
+      if cache.table.isEmpty {
+        if cache.list.count < Self.listLimit {
+          if cache.list.capacity == 0 { cache.list.reserveCapacity(2) }
+          cache.list.append(entry)
+          return
+        }
+        cache.table = Array(repeating: nil, count: Self.firstSlotCount)
+        for old in cache.list { cache.table[Int(old.hash % UInt64(cache.table.count))] = old }
+        cache.list = []
       }
-      slots[Int(hash % UInt64(slots.count))] = (key, hash, action)
+      while cache.table[Int(hash % UInt64(cache.table.count))] != nil, cache.table.count < Self.slotCount {
+        var grown = [Entry?](repeating: nil, count: cache.table.count * 2)
+        for case let old? in cache.table { grown[Int(old.hash % UInt64(grown.count))] = old }
+        cache.table = grown
+      }
+      cache.table[Int(hash % UInt64(cache.table.count))] = entry
     }
   }
 }
@@ -251,14 +327,16 @@ final class SeenVersion: @unchecked Sendable {
 }
 
 /// The generic host store. Its methods are inlinable and called on the concrete type from the
-/// closures of `boxed()`, so they are specialized per feature.
+/// closures of `makeTable()`, so they are specialized per feature.
 @usableFromInline
 final class HostStore<R: Reducer>: Sendable
 where R: SendableMetatype, R.State: Codable & Sendable, R.Action: Codable & Sendable {
   @usableFromInline let store: Store<R.State, HostAction<R.Action>>
   @usableFromInline let clock: TestClock?
   @usableFromInline let log: ActionLog?
-  @usableFromInline let subscriptions = Locked<(next: UInt64, active: [UInt64: StoreSubscription])>((0, [:]))
+  @usableFromInline typealias Subscriptions = Locked<(next: UInt64, active: [UInt64: StoreSubscription])>
+  /// The host's subscriptions by token (made by the first subscription).
+  @usableFromInline let lazySubscriptions = AtomicLazyReference<Subscriptions>()
   @usableFromInline let actionCache = ActionCache<R.Action>()
   /// The whole-state JSON of the newest version encoded, shared by every reader (made on
   /// first use: a store nobody reads costs no memory for it).
@@ -266,9 +344,16 @@ where R: SendableMetatype, R.State: Codable & Sendable, R.Action: Codable & Send
   /// Patches between versions (made by the first patch call or patch subscription).
   @usableFromInline let lazyPatches = AtomicLazyReference<PatchEngine<R.State>>()
   @usableFromInline let requests: HostRequests
+  /// The operations C calls on this store (its feature's, shared by the feature's stores).
+  @usableFromInline let table: HostStoreTable
 
+  /// - Parameter table: the feature's `makeTable()` (nil: a table of its own).
   @inlinable
-  init(initialState: R.State, reducer: R, options: StoreOptions, provided: [Feature.Endpoint]) {
+  init(
+    initialState: R.State, reducer: R, options: StoreOptions, provided: [Feature.Endpoint],
+    table: HostStoreTable? = nil
+  ) {
+    self.table = table ?? Self.makeTable()
     let clock = options.testClock ? TestClock() : nil
     let stateCache = options.recordActions ? StateJSONCache() : nil
     let log = stateCache.map { ActionLog(stateCache: $0) }
@@ -288,6 +373,10 @@ where R: SendableMetatype, R.State: Codable & Sendable, R.Action: Codable & Send
         Feature.Endpoint.provide(provided, in: &values, requests: requests)
       }
     )
+  }
+
+  @inlinable var subscriptions: Subscriptions {
+    lazySubscriptions.load() ?? lazySubscriptions.storeIfNil(Subscriptions((0, [:])))
   }
 
   @inlinable var stateCache: StateJSONCache {
@@ -321,25 +410,37 @@ where R: SendableMetatype, R.State: Codable & Sendable, R.Action: Codable & Send
     store.waitUntilIdle(timeoutNanoseconds: timeoutNanoseconds)
   }
 
+  /// A store of a table made by `makeTable()` (`HostStoreBox.init` checks the pairing).
+  @inlinable @inline(__always)
+  static func of(_ store: HostStoreTable.Store) -> HostStore { unsafeDowncast(store, to: HostStore.self) }
+
+  /// This store as the C ABI sees it.
   @inlinable
   func boxed() -> HostStoreBox {
-    HostStoreBox(
-      send: { bytes throws(FFIError) in try self.send(bytes) },
-      withStateJSON: { body throws(FFIError) in try self.withStateJSON(body) },
-      get: { pointer throws(FFIError) in try self.get(pointer) },
-      patch: { since throws(FFIError) in try self.patch(since: since) },
-      version: { self.store.version },
-      subscribe: { callback, userdata in self.subscribe(callback, userdata: userdata) },
-      subscribePatches: { callback, userdata throws(FFIError) in
-        try self.subscribePatches(callback, userdata: userdata)
+    HostStoreBox(table: table, store: self, requests: requests)
+  }
+
+  /// The table of operations for stores of this type. Each closure is handed a store of this
+  /// type only: `HostStoreBox.init` checks that a box pairs a table with its own store type.
+  @inlinable
+  static func makeTable() -> HostStoreTable {
+    HostStoreTable(
+      storeType: ObjectIdentifier(HostStore.self),
+      send: { store, bytes throws(FFIError) in try of(store).send(bytes) },
+      withStateJSON: { store, body throws(FFIError) in try of(store).withStateJSON(body) },
+      get: { store, pointer throws(FFIError) in try of(store).get(pointer) },
+      patch: { store, since throws(FFIError) in try of(store).patch(since: since) },
+      version: { store in of(store).store.version },
+      subscribe: { store, callback, userdata in of(store).subscribe(callback, userdata: userdata) },
+      subscribePatches: { store, callback, userdata throws(FFIError) in
+        try of(store).subscribePatches(callback, userdata: userdata)
       },
-      unsubscribe: { token throws(FFIError) in try self.unsubscribe(token) },
-      waitIdle: { timeout throws(FFIError) in try self.waitIdle(timeoutMilliseconds: timeout) },
-      advanceClock: { milliseconds throws(FFIError) in try self.advanceClock(milliseconds: milliseconds) },
-      takeActions: { () throws(FFIError) in try self.takeActions() },
-      effectCount: { self.store.effectCount },
-      destroy: { self.destroy() },
-      requests: requests
+      unsubscribe: { store, token throws(FFIError) in try of(store).unsubscribe(token) },
+      waitIdle: { store, timeout throws(FFIError) in try of(store).waitIdle(timeoutMilliseconds: timeout) },
+      advanceClock: { store, milliseconds throws(FFIError) in try of(store).advanceClock(milliseconds: milliseconds) },
+      takeActions: { store throws(FFIError) in try of(store).takeActions() },
+      effectCount: { store in of(store).store.effectCount },
+      destroy: { store in of(store).destroy() }
     )
   }
 
@@ -577,10 +678,11 @@ where R: SendableMetatype, R.State: Codable & Sendable, R.Action: Codable & Send
 
   @inlinable
   func destroy() {
-    let active = subscriptions.withLock { table in
-      defer { table.active.removeAll() }
-      return Array(table.active.values)
-    }
+    let active: [StoreSubscription] =
+      lazySubscriptions.load()?.withLock { table in
+        defer { table.active.removeAll() }
+        return Array(table.active.values)
+      } ?? []
     store.invalidate()
     requests.close()
     for subscription in active { subscription.cancel() }
