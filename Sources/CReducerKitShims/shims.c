@@ -81,3 +81,56 @@ int rk_shim_pipe(int fds[2]) {
     return 0;
 #endif
 }
+
+#include <string.h>
+
+/* How many elements from pa/pb onwards (delta bytes apart) are the same, for `words` whole
+   words plus the tail; inlined with a constant `words` so the word loop unrolls. */
+static inline __attribute__((always_inline)) size_t same_run(
+    const unsigned char *pa, const unsigned char *pb, ptrdiff_t delta, size_t limit, size_t words,
+    size_t size, int masked, uint64_t mask) {
+    size_t n, i;
+    for (n = 0; n < limit; n++, pa += delta, pb += delta) {
+        uint64_t diff = 0, x, y;
+        for (i = 0; i < words; i++) {
+            memcpy(&x, pa + i * 8, 8);
+            memcpy(&y, pb + i * 8, 8);
+            diff |= x ^ y;
+        }
+        if (masked) {
+            memcpy(&x, pa + words * 8, 8);
+            memcpy(&y, pb + words * 8, 8);
+            diff |= (x ^ y) & mask;
+        } else {
+            for (i = words * 8; i < size; i++) diff |= (uint64_t)(pa[i] ^ pb[i]);
+        }
+        if (diff) break;
+    }
+    return n;
+}
+
+size_t rk_shim_same_elements(const void *a, const void *b, size_t from_a, size_t from_b, int step,
+                             size_t limit, size_t size, size_t stride) {
+    const unsigned char *pa = (const unsigned char *)a + from_a * stride;
+    const unsigned char *pb = (const unsigned char *)b + from_b * stride;
+    ptrdiff_t delta = step < 0 ? -(ptrdiff_t)stride : (ptrdiff_t)stride;
+    size_t words = size / 8, tail = size % 8;
+    /* The last partial word is read whole and masked when the element's stride has room for
+       it (little-endian: the element's bytes are the word's low bytes), else byte by byte. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    int masked = tail != 0 && words * 8 + 8 <= stride;
+#else
+    int masked = 0;
+#endif
+    uint64_t mask = tail ? (((uint64_t)1 << (tail * 8)) - 1) : 0;
+    switch (words) {
+    case 0: return same_run(pa, pb, delta, limit, 0, size, masked, mask);
+    case 1: return same_run(pa, pb, delta, limit, 1, size, masked, mask);
+    case 2: return same_run(pa, pb, delta, limit, 2, size, masked, mask);
+    case 3: return same_run(pa, pb, delta, limit, 3, size, masked, mask);
+    case 4: return same_run(pa, pb, delta, limit, 4, size, masked, mask);
+    case 5: return same_run(pa, pb, delta, limit, 5, size, masked, mask);
+    case 6: return same_run(pa, pb, delta, limit, 6, size, masked, mask);
+    default: return same_run(pa, pb, delta, limit, words, size, masked, mask);
+    }
+}

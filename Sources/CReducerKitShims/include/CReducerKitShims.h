@@ -1,6 +1,7 @@
 #ifndef CREDUCERKIT_SHIMS_H
 #define CREDUCERKIT_SHIMS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* Internal helpers for ReducerKitFFI and ReducerKitWire. Not part of the public C API
@@ -22,5 +23,13 @@ uint64_t rk_shim_fork_generation(void);
 /* Makes a pipe whose two ends are close-on-exec and non-blocking (atomically where the
    system can: pipe2). Returns 0, or -1 with errno set. */
 int rk_shim_pipe(int fds[2]);
+
+/* Array elements compared as bytes (the first `size` bytes of each `stride`-byte element,
+   without the padding after them): how many elements of `a` and `b`, from index `from`
+   upwards (`step` 1) or downwards from `from` (`step` -1), are the same, stopping at the
+   first that differs or after `limit` elements. For the patch differ's common prefix and
+   suffix (elements whose bytes differ are then compared with `==`). */
+size_t rk_shim_same_elements(const void *a, const void *b, size_t from_a, size_t from_b, int step,
+                             size_t limit, size_t size, size_t stride);
 
 #endif

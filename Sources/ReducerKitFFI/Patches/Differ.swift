@@ -3,6 +3,7 @@
 #elseif canImport(Darwin)
   @preconcurrency import Darwin
 #endif
+import CReducerKitShims
 @_spi(Host) import ReducerKit
 import ReducerKitWire
 
@@ -23,9 +24,16 @@ import ReducerKitWire
 /// and keeps the JSON Pointer of the part being diffed.
 @usableFromInline
 struct PatchWriter {
-  var out: [UInt8] = []
+  @usableFromInline var out: [UInt8] = []
   /// The current JSON Pointer, escaped (`~0`, `~1`), as UTF-8.
-  var path: [UInt8] = []
+  @usableFromInline var path: [UInt8] = []
+  /// Shape recorders to reuse.
+  @usableFromInline let pool: _ShapePool
+
+  @inlinable init(pool: _ShapePool = _ShapePool()) {
+    self.pool = pool
+  }
+
   var isEmpty: Bool { out.isEmpty }
 
   /// Appends `/key` (escaped) to the path; returns the mark `pop` restores.
@@ -71,18 +79,17 @@ struct PatchWriter {
     }
     // The commonest changes are written here, as `WireEncoder` writes them; the rest (and
     // doubles: their shortest form is the encoder's) go through the encoder.
-    switch value {
-    case let flag as Bool:
-      out.append(contentsOf: (flag ? "true" : "false").utf8)
+    // By metatype (a compare) and `_load`, not by dynamic casts.
+    let type = type(of: value)
+    if type == Bool.self {
+      out.append(contentsOf: (_load(value, as: Bool.self) ? "true" : "false").utf8)
       return
-    case let number as Int:
-      out.append(contentsOf: String(number).utf8)
+    } else if type == Int.self {
+      out.append(contentsOf: String(_load(value, as: Int.self)).utf8)
       return
-    case let text as String:
-      JSONPointer.appendJSONString(Array(text.utf8), to: &out)
+    } else if type == String.self {
+      JSONPointer.appendJSONString(Array(_load(value, as: String.self).utf8), to: &out)
       return
-    default:
-      break
     }
     do {
       try WireEncoder(explicitNulls: true).withEncodedBytes(value) { out.append(contentsOf: $0) }
@@ -152,24 +159,26 @@ enum Differ {
       if depth > 0, !knownDifferent, let isEqual, isEqual(old, new) { return }
       equal = isEqual
     }
-    switch (_Shape.of(old), _Shape.of(new)) {
-    case let (.keyed(a), .keyed(b)):
-      try diffMembers(a, b, into: &writer, depth: depth + 1)
-    case let (.single(a), .single(b)):
-      // A wrapper (or an Optional) sits at its wrapped value's position.
-      try diff(a, b, into: &writer, depth: depth + 1)
-    case let (.unkeyed(a), .unkeyed(b)) where !(equal?(old, new) ?? false):
-      try diffElements(a, b, into: &writer, depth: depth + 1)
-    case (.unkeyed, .unkeyed):
-      return
-    default:
-      if !(equal?(old, new) ?? sameJSON(old, new)) { try writer.replace(.value(new)) }
+    try writer.pool.withShapes(old, new) { (oldShape, newShape) throws(FFIError) in
+      switch (oldShape, newShape) {
+      case let (.keyed(a), .keyed(b)):
+        try diffMembers(a, b, into: &writer, depth: depth + 1)
+      case let (.single(a), .single(b)):
+        // A wrapper (or an Optional) sits at its wrapped value's position.
+        try diff(a, b, into: &writer, depth: depth + 1)
+      case let (.unkeyed(a), .unkeyed(b)) where !(equal?(old, new) ?? false):
+        try diffElements(a, b, into: &writer, depth: depth + 1)
+      case (.unkeyed, .unkeyed):
+        return
+      default:
+        if !(equal?(old, new) ?? sameJSON(old, new)) { try writer.replace(.value(new)) }
+      }
     }
   }
 
   /// Object members: changed ones diffed, missing ones removed, new ones added.
   static func diffMembers(
-    _ old: [(key: String, value: _ShapeChild)], _ new: [(key: String, value: _ShapeChild)],
+    _ old: [_Member], _ new: [_Member],
     into writer: inout PatchWriter, depth: Int
   ) throws(FFIError) {
     var sameKeys = old.count == new.count
@@ -327,16 +336,35 @@ enum _TypeKind {
     return kind
   }
 
+  // The thunks are called only with values of the type they were made for (callers compare
+  // `type(of:)` first), and check it again: a metatype compare, where a cast from an
+  // existential would cost a dynamic cast.
+
   private static func patchThunk<T: _PatchDiffable>(_: T) -> _PatchThunk {
     { (new, old, writer, depth) throws(FFIError) in
-      try (new as! T)._patch(from: old, into: &writer, depth: depth)
+      guard type(of: new) == T.self else { return try writer.replace(.value(new)) }
+      try _load(new, as: T.self)._patch(from: old, into: &writer, depth: depth)
     }
   }
 
   private static func equalThunk<T: Equatable>(_: T) -> _EqualThunk? {
     guard T.self is any Encodable.Type else { return nil }
-    return { a, b in (a as! T) == (b as! T) }
+    return { a, b in
+      guard type(of: a) == T.self, type(of: b) == T.self else { return false }
+      return _load(a, as: T.self) == _load(b, as: T.self)
+    }
   }
+}
+
+/// The value in an existential whose dynamic type is `T` (the caller checked
+/// `type(of: value) == T.self`): opened and copied out, without a dynamic cast.
+@inline(__always)
+func _load<T>(_ value: any Encodable, as _: T.Type) -> T {
+  func open<V: Encodable>(_ opened: V) -> T {
+    precondition(V.self == T.self, "_load: a value of another type")
+    return withUnsafePointer(to: opened) { UnsafeRawPointer($0).load(as: T.self) }
+  }
+  return open(value)
 }
 
 extension Equatable {
@@ -351,7 +379,8 @@ extension Equatable {
 
 extension Array: _PatchDiffable where Element: Encodable & Equatable {
   func _patch(from old: any Encodable, into writer: inout PatchWriter, depth: Int) throws(FFIError) {
-    guard let old = old as? [Element] else { return try writer.replace(.value(self)) }
+    guard type(of: old) == [Element].self else { return try writer.replace(.value(self)) }
+    let old = _load(old, as: [Element].self)
     let (prefix, suffix) = Self.commonEnds(old, self)
     if prefix == count && prefix == old.count { return }
     let oldMiddle = old.count - prefix - suffix
@@ -396,17 +425,17 @@ extension Array: _PatchDiffable where Element: Encodable & Equatable {
         let ra = UnsafeRawPointer(pa)
         let rb = UnsafeRawPointer(pb)
         var prefix = 0
-        while prefix < limit,
-          memcmp(ra + prefix &* stride, rb + prefix &* stride, size) == 0 || pa[prefix] == pb[prefix]
-        {
+        while prefix < limit {
+          prefix += rk_shim_same_elements(ra, rb, prefix, prefix, 1, limit - prefix, size, stride)
+          guard prefix < limit, pa[prefix] == pb[prefix] else { break }
           prefix += 1
         }
         var suffix = 0
         let room = limit - prefix
         while suffix < room {
-          let i = a.count - 1 - suffix
-          let j = b.count - 1 - suffix
-          guard memcmp(ra + i &* stride, rb + j &* stride, size) == 0 || pa[i] == pb[j] else { break }
+          suffix += rk_shim_same_elements(
+            ra, rb, a.count - 1 - suffix, b.count - 1 - suffix, -1, room - suffix, size, stride)
+          guard suffix < room, pa[a.count - 1 - suffix] == pb[b.count - 1 - suffix] else { break }
           suffix += 1
         }
         return (prefix, suffix)
@@ -422,7 +451,8 @@ extension Array: _PatchDiffable where Element: Encodable & Equatable {
 
 extension TrackedArray: _PatchDiffable where Element: Encodable & Equatable {
   func _patch(from old: any Encodable, into writer: inout PatchWriter, depth: Int) throws(FFIError) {
-    guard let old = old as? TrackedArray<Element> else { return try writer.replace(.value(self)) }
+    guard type(of: old) == TrackedArray<Element>.self else { return try writer.replace(.value(self)) }
+    let old = _load(old, as: TrackedArray<Element>.self)
     if let written = _positionsWritten(since: old) {
       // Writes only (the common case): no `Change` values to build.
       for i in written {
@@ -458,7 +488,8 @@ extension TrackedArray: _PatchDiffable where Element: Encodable & Equatable {
 
 extension Dictionary: _PatchDiffable where Key == String, Value: Encodable & Equatable {
   func _patch(from old: any Encodable, into writer: inout PatchWriter, depth: Int) throws(FFIError) {
-    guard let old = old as? [String: Value] else { return try writer.replace(.value(self)) }
+    guard type(of: old) == [String: Value].self else { return try writer.replace(.value(self)) }
+    let old = _load(old, as: [String: Value].self)
     if old == self { return }
     for (key, value) in self {
       let mark = writer.push(key: key)

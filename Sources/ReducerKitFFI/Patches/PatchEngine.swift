@@ -9,26 +9,38 @@
 @usableFromInline
 final class PatchEngine<State>: Sendable {
   /// The patch from version `from` to version `to`: operations without brackets.
-  struct Segment {
-    let from: UInt64
-    let to: UInt64
-    let ops: [UInt8]
+  @usableFromInline struct Segment {
+    @usableFromInline let from: UInt64
+    @usableFromInline let to: UInt64
+    @usableFromInline let ops: [UInt8]
+
+    @inlinable init(from: UInt64, to: UInt64, ops: [UInt8]) {
+      self.from = from
+      self.to = to
+      self.ops = ops
+    }
   }
 
-  struct History {
-    var base: (state: State, version: UInt64)?
-    var segments: [Segment] = []
-    var first = 0
-    var bytes = 0
+  @usableFromInline struct History {
+    @usableFromInline var base: (state: State, version: UInt64)?
+    @usableFromInline var segments: [Segment] = []
+    @usableFromInline var first = 0
+    @usableFromInline var bytes = 0
+    /// Shape recorders the diffs reuse.
+    @usableFromInline let pool = _ShapePool()
+
+    @inlinable init() {}
   }
 
   /// Older patches are dropped past either bound (a host that asks from before them gets
   /// the whole state, which is always correct).
-  static var maxSegments: Int { 4096 }
-  static var maxBytes: Int { 4 << 20 }
+  @inlinable static var maxSegments: Int { 4096 }
+  @inlinable static var maxBytes: Int { 4 << 20 }
 
-  private let history = Locked(History())
-  private let diff: @Sendable (State, State, inout PatchWriter) throws(FFIError) -> Void
+  // Inlinable (with the members they use), so they are specialized for the store's state
+  // where the store is.
+  @usableFromInline let history = Locked(History())
+  @usableFromInline let diff: @Sendable (State, State, inout PatchWriter) throws(FFIError) -> Void
 
   /// - Parameter diff: writes the operations from the first state to the second.
   @usableFromInline
@@ -37,18 +49,19 @@ final class PatchEngine<State>: Sendable {
   }
 
   /// Makes `version` a version patches start from and end at, diffing from the base.
-  @usableFromInline
+  @inlinable
   func advance(to state: State, version: UInt64) throws(FFIError) {
     try history.withLock { (history) throws(FFIError) in try advance(&history, state, version) }
   }
 
-  private func advance(_ history: inout History, _ state: State, _ version: UInt64) throws(FFIError) {
+  @inlinable
+  func advance(_ history: inout History, _ state: State, _ version: UInt64) throws(FFIError) {
     guard let base = history.base else {
       history.base = (state, version)
       return
     }
     guard version > base.version else { return }
-    var writer = PatchWriter()
+    var writer = PatchWriter(pool: history.pool)
     try diff(base.state, state, &writer)
     history.segments.append(Segment(from: base.version, to: version, ops: writer.out))
     history.bytes += writer.out.count
@@ -76,7 +89,7 @@ final class PatchEngine<State>: Sendable {
   }
 
   /// The patch from `since` to the newest of `current` and the base.
-  @usableFromInline
+  @inlinable
   func patch(since: UInt64, current: (state: State, version: UInt64)) throws(FFIError) -> Patch {
     try history.withLock { (history) throws(FFIError) -> Patch in
       try advance(&history, current.state, current.version)

@@ -1,3 +1,5 @@
+@_spi(Host) import ReducerKitWire
+
 // One level of a value's JSON structure, read from its `encode(to:)` without encoding it:
 // the members of a struct, the elements of a sequence, or the value a wrapper encodes. The
 // differ and `rk_store_get` walk states with it, so they look only at the parts they need
@@ -9,10 +11,16 @@ enum _ShapeChild {
   case value(any Encodable)
 }
 
+/// A member of a keyed container (a struct's stored property, a dictionary entry).
+struct _Member {
+  let key: String
+  let value: _ShapeChild
+}
+
 /// What one value's `encode(to:)` wrote, one level deep.
 enum _Shape {
   /// A keyed container (a struct, or a dictionary with string keys): its members in order.
-  case keyed([(key: String, value: _ShapeChild)])
+  case keyed([_Member])
   /// An unkeyed container: its elements.
   case unkeyed([_ShapeChild])
   /// A single value container holding another encodable value (a wrapper, an Optional):
@@ -36,15 +44,77 @@ enum _Shape {
   }
 }
 
+/// Recorders reused from one value to the next within the diffs of one store (the differ
+/// takes one per value it looks into and gives it back when done with its members), so a diff
+/// allocates no recorder, member array or container box per struct. Used under the lock of
+/// the store's patch engine only.
+@usableFromInline
+final class _ShapePool {
+  private var free: [_ShapeRecorder] = []
+
+  @usableFromInline init() {}
+
+  deinit {
+    // A pooled recorder's cached container boxes reference it: break those cycles.
+    for recorder in free { recorder.keyedBoxes.removeAll() }
+  }
+
+  func take() -> _ShapeRecorder { free.popLast() ?? _ShapeRecorder(pooled: true) }
+
+  func give(_ recorder: _ShapeRecorder) {
+    recorder.reset()
+    free.append(recorder)
+  }
+
+  /// The shapes of two values, from recorders given back when `body` returns.
+  func withShapes<R, E: Error>(
+    _ a: any Encodable, _ b: any Encodable, _ body: (_Shape, _Shape) throws(E) -> R
+  ) throws(E) -> R {
+    let first = take()
+    let second = take()
+    defer {
+      give(second)
+      give(first)
+    }
+    first.record(a)
+    second.record(b)
+    return try body(first.shape, second.shape)
+  }
+}
+
 /// The `Encoder` that records a `_Shape`.
 final class _ShapeRecorder: Encoder {
-  // `@exclusivity(unchecked)`: a recorder is made per `_Shape.of` call and used by one thread,
-  // and its methods never overlap accesses to these properties.
+  // `@exclusivity(unchecked)`: a recorder is used by one thread at a time (one made per
+  // `_Shape.of` call, or one of a `_ShapePool`, under its engine's lock), and its methods
+  // never overlap accesses to these properties.
   enum Kind { case none, keyed, unkeyed, single, scalar, opaque }
   @exclusivity(unchecked) var kind = Kind.none
-  @exclusivity(unchecked) var members: [(key: String, value: _ShapeChild)] = []
+  @exclusivity(unchecked) var members: [_Member] = []
   @exclusivity(unchecked) var elements: [_ShapeChild] = []
   @exclusivity(unchecked) var wrapped: _ShapeChild = .null
+  /// A pooled recorder keeps its keyed-container boxes by key type (they reference it: the
+  /// pool drops them when it goes).
+  let pooled: Bool
+  @exclusivity(unchecked) var keyedBoxes: [(type: ObjectIdentifier, box: AnyObject)] = []
+
+  init(pooled: Bool = false) { self.pooled = pooled }
+
+  /// Records `value`'s shape (a recorder records one value between resets).
+  func record(_ value: any Encodable) {
+    do {
+      try value.encode(to: self)
+    } catch {
+      kind = .opaque
+    }
+  }
+
+  /// Forgets the value recorded, keeping the storage.
+  func reset() {
+    kind = .none
+    members.removeAll(keepingCapacity: true)
+    elements.removeAll(keepingCapacity: true)
+    wrapped = .null
+  }
 
   var codingPath: [any CodingKey] { [] }
   var userInfo: [CodingUserInfoKey: Any] { [:] }
@@ -71,7 +141,16 @@ final class _ShapeRecorder: Encoder {
   func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
     enter(.keyed)
     if members.capacity == 0 { members.reserveCapacity(8) }
-    return KeyedEncodingContainer(_ShapeKeyed<Key>(recorder: self))
+    guard pooled, _KeyedEncodingBoxes.canReuse else {
+      return KeyedEncodingContainer(_ShapeKeyed<Key>(recorder: self))
+    }
+    let id = ObjectIdentifier(Key.self)
+    for cached in keyedBoxes where cached.type == id {
+      return _KeyedEncodingBoxes.container(fromBox: cached.box, Key.self)
+    }
+    let container = KeyedEncodingContainer(_ShapeKeyed<Key>(recorder: self))
+    if keyedBoxes.count < 8 { keyedBoxes.append((id, _KeyedEncodingBoxes.box(of: container))) }
+    return container
   }
 
   func unkeyedContainer() -> any UnkeyedEncodingContainer {
@@ -95,11 +174,17 @@ final class _ShapeRecorder: Encoder {
 }
 
 /// Scalars the wire format writes directly: a member of one of these types is a leaf.
+/// (Metatype compares, not dynamic casts: a type is a scalar only as itself.)
 @inline(__always)
 func _isScalar(_ value: any Encodable) -> Bool {
-  value is String || value is Int || value is Bool || value is Double || value is Int64
-    || value is UInt64 || value is UInt || value is Int32 || value is UInt32 || value is Float
-    || value is Int8 || value is Int16 || value is UInt8 || value is UInt16
+  _isScalarType(type(of: value))
+}
+
+@inline(__always)
+func _isScalarType(_ t: any Encodable.Type) -> Bool {
+  t == String.self || t == Int.self || t == Bool.self || t == Double.self || t == Int64.self
+    || t == UInt64.self || t == UInt.self || t == Int32.self || t == UInt32.self || t == Float.self
+    || t == Int8.self || t == Int16.self || t == UInt8.self || t == UInt16.self
 }
 
 struct _ShapeKeyed<Key: CodingKey>: KeyedEncodingContainerProtocol {
@@ -107,7 +192,7 @@ struct _ShapeKeyed<Key: CodingKey>: KeyedEncodingContainerProtocol {
   var codingPath: [any CodingKey] { [] }
 
   func add(_ key: Key, _ child: _ShapeChild) {
-    recorder.members.append((key.stringValue, child))
+    recorder.members.append(_Member(key: key.stringValue, value: child))
   }
 
   mutating func encodeNil(forKey key: Key) throws { add(key, .null) }
@@ -227,6 +312,6 @@ struct _ShapeSingle: SingleValueEncodingContainer {
   mutating func encode(_ value: UInt32) throws { recorder.single(.value(value), scalar: true) }
   mutating func encode(_ value: UInt64) throws { recorder.single(.value(value), scalar: true) }
   mutating func encode<T: Encodable>(_ value: T) throws {
-    recorder.single(.value(value), scalar: _isScalar(value))
+    recorder.single(.value(value), scalar: _isScalarType(T.self))
   }
 }

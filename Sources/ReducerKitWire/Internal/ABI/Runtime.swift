@@ -346,3 +346,22 @@ extension _KeyCache {
     }
   }
 }
+
+/// Keyed-container box reuse (A4) for the other encoders of ReducerKit (the patch differ's
+/// shape recorder): a container made once per key type and handed out again, which saves an
+/// allocation and two generic metadata lookups per struct.
+@_spi(Host)
+public enum _KeyedEncodingBoxes {
+  /// Whether boxes may be reused (A4 holds and the fast paths are on).
+  public static var canReuse: Bool { _canReuseKeyedBoxes }
+
+  /// The box `container` holds (only when `canReuse`).
+  @inline(__always)
+  public static func box<K>(of container: KeyedEncodingContainer<K>) -> AnyObject { _box(of: container) }
+
+  /// A container around a box `box(of:)` returned for the same key type.
+  @inline(__always)
+  public static func container<K>(fromBox box: AnyObject, _ key: K.Type) -> KeyedEncodingContainer<K> {
+    _keyedEncodingContainer(fromBox: box, key)
+  }
+}
