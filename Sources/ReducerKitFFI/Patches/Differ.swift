@@ -278,7 +278,13 @@ enum Differ {
     switch (a, b) {
     case (.null, .null): return true
     case let (.value(x), .value(y)):
-      guard type(of: x) == type(of: y), case let .scalar(isEqual?) = _TypeKind.of(x) else { return false }
+      let xType = type(of: x)
+      guard xType == type(of: y) else { return false }
+      // The commonest member types compared here (metatype compares), the rest by their kind.
+      if xType == Int.self { return _load(x, as: Int.self) == _load(y, as: Int.self) }
+      if xType == Bool.self { return _load(x, as: Bool.self) == _load(y, as: Bool.self) }
+      if xType == String.self { return _load(x, as: String.self) == _load(y, as: String.self) }
+      guard case let .scalar(isEqual?) = _TypeKind.of(x) else { return false }
       return isEqual(x, y)
     default: return false
     }

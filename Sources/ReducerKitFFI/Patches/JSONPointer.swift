@@ -61,7 +61,14 @@ enum JSONPointer {
 
   /// Appends `segment` with `~` written `~0` and `/` written `~1`.
   static func appendEscaped(_ segment: String, to out: inout [UInt8]) {
-    if !segment.utf8.contains(where: { $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "/") }) {
+    // The common case (nothing to escape) over the contiguous bytes, appended at once.
+    let plain = segment.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+      for byte in bytes where byte == UInt8(ascii: "~") || byte == UInt8(ascii: "/") { return false }
+      out.append(contentsOf: bytes)
+      return true
+    }
+    if plain == true { return }
+    if plain == nil, !segment.utf8.contains(where: { $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "/") }) {
       out.append(contentsOf: segment.utf8)
       return
     }
