@@ -32,7 +32,7 @@ CTESTS     := $(patsubst Tests/c/%.c,$(BUILD)/c/%,$(wildcard Tests/c/test_*.c))
 VALGRIND   := valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
               --show-leak-kinds=definite --suppressions=Tests/c/valgrind.supp -q
 
-.PHONY: bench-scaling
+.PHONY: bench-scaling bench-ir
 .PHONY: all lib deps demo test test-all test-tsan test-asan fuzz test-fuzz test-swift test-c test-valgrind test-examples test-custom test-stubs test-user-package test-python test-embed bench clean
 
 all: lib $(BUILD)/reducerkit-check
@@ -239,6 +239,15 @@ bench: lib
 bench-scaling: lib $(BUILD)/bench/c_scaling
 	$(PYTHON) -m pip install -q -r benchmarks/requirements.txt
 	REDUCERKIT_LIB=$(abspath $(LIB)) $(PYTHON) benchmarks/scaling.py --c $(BUILD)/bench/c_scaling
+
+# Instructions per operation (callgrind; repeatable under load): a cached send, a never-seen
+# action, a toggle patch (TrackedArray and plain array, 1,000 todos), a full-state encode.
+bench-ir: lib $(BUILD)/bench/codec_ir
+	sh benchmarks/ir.sh $(BUILD)/bench/codec_ir
+
+$(BUILD)/bench/codec_ir: benchmarks/c/codec_ir.c include/reducerkit.h $(LIB)
+	@mkdir -p $(BUILD)/bench
+	$(CC) -O2 -std=c99 -Wall -Iinclude -o $@ $< -L$(BUILD) -lreducerkit -Wl,-rpath,'$$ORIGIN/..'
 
 $(BUILD)/bench/c_scaling: benchmarks/c/scaling.c include/reducerkit.h $(LIB)
 	@mkdir -p $(BUILD)/bench

@@ -1,19 +1,26 @@
 /*
- * codec_ir.c — a fixed amount of codec work through the C API, for instruction counts
- * (repeatable on a loaded machine, unlike times): compare two builds of the library with
+ * codec_ir.c — a fixed amount of work through the C API, for instruction counts (repeatable on
+ * a loaded machine, unlike times). `make bench-ir` runs every mode under callgrind at two
+ * counts and prints the instructions per operation (the difference over the extra operations,
+ * so set-up costs cancel out). By hand:
  *
- *   cc -O2 -std=c99 -Iinclude -o build/bench/codec_ir benchmarks/c/codec_ir.c -Lbuild -lreducerkit
- *   LD_LIBRARY_PATH=DIR valgrind --tool=callgrind --callgrind-out-file=/dev/null \
- *     build/bench/codec_ir encode|decode 2>&1 | grep refs
+ *   LD_LIBRARY_PATH=build valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+ *     build/bench/codec_ir MODE COUNT 2>&1 | grep refs
  *
- * "encode": 200 toggles of one todo among 1,000, each followed by rk_store_state (a full
- * state encode). "decode": 20,000 never-seen action texts ({"setCount": i}), each decoded.
+ * Modes (COUNT operations each):
+ *   encode       toggle one todo among 1,000, then rk_store_state (a full state encode)
+ *   decode       a never-seen action text ({"setCount": i}) to a counter store
+ *   send         "increment" to a counter store (a cached action)
+ *   patch        toggle one todo among 1,000 with one patch subscriber (TrackedArray: todos)
+ *   patch-plain  the same on a plain [Todo] (todos_untracked: the Equatable diff)
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "reducerkit.h"
+
+static size_t patch_bytes;
 
 static void check(rk_status st, const char *what) {
     if (st != RK_OK) {
@@ -22,35 +29,64 @@ static void check(rk_status st, const char *what) {
     }
 }
 
+static void on_patch(void *userdata, const char *patch, size_t len, uint64_t version) {
+    (void)userdata;
+    (void)patch;
+    (void)version;
+    patch_bytes += len;
+}
+
+static rk_store *todos(const char *feature, int n) {
+    size_t cap = 80 * (size_t)n + 256, at = 0;
+    char *options = malloc(cap);
+    rk_store *store = NULL;
+    int i;
+    at += (size_t)snprintf(options + at, cap - at, "{\"initial_state\":{\"todos\":[");
+    for (i = 0; i < n; i++) {
+        at += (size_t)snprintf(options + at, cap - at, "%s{\"id\":%d,\"title\":\"Todo %d\",\"isComplete\":false}",
+                               i ? "," : "", i + 1, i + 1);
+    }
+    snprintf(options + at, cap - at, "],\"nextID\":%d}}", n + 1);
+    check(rk_store_create(feature, options, &store), "create");
+    free(options);
+    return store;
+}
+
 int main(int argc, char **argv) {
     const char *mode = argc > 1 ? argv[1] : "encode";
+    long count = argc > 2 ? atol(argv[2]) : 200, i;
     rk_store *store = NULL;
     char *json = NULL;
     size_t len = 0;
-    int i;
+    uint64_t token;
     if (strcmp(mode, "encode") == 0) {
-        size_t cap = 64 * 1000 + 256, at = 0;
-        char *options = malloc(cap);
-        at += (size_t)snprintf(options + at, cap - at, "{\"initial_state\":{\"todos\":[");
-        for (i = 0; i < 1000; i++) {
-            at += (size_t)snprintf(options + at, cap - at, "%s{\"id\":%d,\"title\":\"Todo %d\",\"isComplete\":false}",
-                                   i ? "," : "", i + 1, i + 1);
-        }
-        snprintf(options + at, cap - at, "],\"nextID\":1001}}");
-        check(rk_store_create("todos", options, &store), "create");
-        free(options);
-        for (i = 0; i < 200; i++) {
+        store = todos("todos", 1000);
+        for (i = 0; i < count; i++) {
             check(rk_store_send(store, "{\"toggle\":{\"id\":500}}"), "send");
             check(rk_store_state(store, &json, &len), "state");
             rk_free(json);
         }
-    } else {
+    } else if (strcmp(mode, "decode") == 0) {
         char action[48];
         check(rk_store_create("counter", "{\"clock\":\"test\"}", &store), "create");
-        for (i = 0; i < 20000; i++) {
-            snprintf(action, sizeof action, "{\"setCount\": %d}", i);
+        for (i = 0; i < count; i++) {
+            snprintf(action, sizeof action, "{\"setCount\": %ld}", i);
             check(rk_store_send(store, action), "send");
         }
+    } else if (strcmp(mode, "send") == 0) {
+        check(rk_store_create("counter", NULL, &store), "create");
+        for (i = 0; i < count; i++) check(rk_store_send(store, "\"increment\""), "send");
+    } else if (strcmp(mode, "patch") == 0 || strcmp(mode, "patch-plain") == 0) {
+        store = todos(strcmp(mode, "patch") == 0 ? "todos" : "todos_untracked", 1000);
+        check(rk_store_subscribe_patches(store, on_patch, NULL, &token), "subscribe");
+        for (i = 0; i < count; i++) check(rk_store_send(store, "{\"toggle\":{\"id\":500}}"), "send");
+        if (count > 0 && patch_bytes == 0) {
+            fprintf(stderr, "no patch was delivered\n");
+            return 1;
+        }
+    } else {
+        fprintf(stderr, "unknown mode %s (encode, decode, send, patch, patch-plain)\n", mode);
+        return 2;
     }
     rk_store_destroy(store);
     printf("%s done\n", mode);

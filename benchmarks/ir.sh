@@ -1,0 +1,22 @@
+#!/bin/sh
+# Instructions per operation of each benchmarks/c/codec_ir.c mode, counted by callgrind: the
+# difference between two counts of operations over the difference of the counts, so the
+# store's set-up cancels out. Repeatable on a loaded machine (unlike times).
+#
+#   sh benchmarks/ir.sh [BINARY]          (make bench-ir)
+#   LD_LIBRARY_PATH=DIR sh benchmarks/ir.sh   another build of the library (DIR holds
+#                                             libreducerkit.so.0), to compare before and after
+set -eu
+bin=${1:-build/bench/codec_ir}
+command -v valgrind >/dev/null || { echo "bench-ir: valgrind is not installed" >&2; exit 1; }
+refs() {
+    valgrind --tool=callgrind --callgrind-out-file=/dev/null "$bin" "$1" "$2" 2>&1 |
+        sed -n 's/.*I[[:space:]]*refs:[[:space:]]*//p' | tr -d ,
+}
+printf '%-12s %s\n' mode "instructions per operation"
+for spec in "send 1000 11000" "decode 1000 6000" "patch 200 2200" "patch-plain 200 1200" "encode 20 120"; do
+    set -- $spec
+    low=$(refs "$1" "$2")
+    high=$(refs "$1" "$3")
+    printf '%-12s %s\n' "$1" $(( (high - low) / ($3 - $2) ))
+done
