@@ -226,6 +226,13 @@ class Library:
         if missing:
             raise ABIVersionError(
                 f"{path} (ABI {abi}) lacks functions of reducerkit.h: {', '.join(missing)}")
+        # The hot path's copy of rk_store_send, without argtypes: ctypes then passes a
+        # c_void_p and a bytes object as pointers directly, where typed arguments go through
+        # from_param (c_char_p's builds an argument object and looks its format up each call).
+        # Only for (c_void_p handle or None, bytes without NUL) arguments.
+        send_fast = cdll["rk_store_send"]
+        send_fast.restype = _status
+        self.send_untyped: Callable[[Any, bytes], int] = send_fast
         self.version = self.rk_version().decode("utf-8", "replace")
 
     def __repr__(self) -> str:

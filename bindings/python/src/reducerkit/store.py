@@ -538,7 +538,7 @@ class Store(Generic[StateT, ActionT]):
             raise
         self._cache: tuple[int, Any] = (-1, None)  # (version, snapshot) of the last read
         self._send = lib.rk_store_send_n
-        self._send_text = lib.rk_store_send
+        self._send_text = lib.send_untyped  # (c_void_p or None, bytes): see Library
         self._version_fn = lib.rk_store_version
         self._version_out = c_uint64()
         with _live_lock:
