@@ -22,7 +22,7 @@ def _std_dumps(value: Any) -> bytes:
     return _encode(value).encode("utf-8")
 
 
-_scan_once = _stdjson.JSONDecoder().scan_once  # the C scanner (clears its memo per call)
+_scan_once = _stdjson.JSONDecoder().scan_once  # type: ignore[attr-defined]  # the C scanner (clears its memo per call)
 
 
 def _std_loads(data: bytes | str) -> Any:

@@ -56,7 +56,8 @@ class FrozenDict(dict):  # type: ignore[type-arg]
         return dict(self)
 
     def __deepcopy__(self, memo: dict[int, Any]) -> dict[Any, Any]:
-        return thaw(self)
+        copied: dict[Any, Any] = thaw(self)
+        return copied
 
     def __reduce__(self) -> Any:
         return (dict, (dict(self),))
@@ -73,7 +74,8 @@ class FrozenList(list):  # type: ignore[type-arg]
         return list(self)
 
     def __deepcopy__(self, memo: dict[int, Any]) -> list[Any]:
-        return thaw(self)
+        copied: list[Any] = thaw(self)
+        return copied
 
     def __reduce__(self) -> Any:
         return (list, (list(self),))

@@ -370,7 +370,7 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None,
         if args.command == "check":
             return _cmd_check(args, lib, out, err)
         if args.command in _EXTRA_COMMANDS:
-            return _EXTRA_COMMANDS[args.command](args, lib, out, err)
+            return int(_EXTRA_COMMANDS[args.command](args, lib, out, err))
         if args.command == "version":
             from . import __version__
             out.write(f"reducerkit (Python) {__version__}; library {lib.version} "

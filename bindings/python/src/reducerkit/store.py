@@ -639,7 +639,7 @@ class Store(Generic[StateT, ActionT]):
         errors = self._errors
         handle = self._handle
         if type(action) is str and not errors and handle is not None:
-            data = _str_actions.get(action)
+            data = _str_actions.get(action)  # type: ignore[call-overload]  # a str here
             if data is not None:
                 # The fast path: JSON this module encoded has no NUL byte (JSON escapes it),
                 # so the two-argument rk_store_send serves; ctypes converts a size_t
@@ -696,7 +696,8 @@ class Store(Generic[StateT, ActionT]):
         cache = self._cache
         if cache[0] == out.value:
             return cache[1]  # type: ignore[no-any-return]
-        return self._catch_up(handle, cache)
+        state: StateT = self._catch_up(handle, cache)
+        return state
 
     def _catch_up(self, handle: c_void_p, cache: tuple[int, Any]) -> Any:
         """The newest snapshot: ``cache`` with the patch since its version applied (the
@@ -922,7 +923,7 @@ class Store(Generic[StateT, ActionT]):
             return self._subscribe_patch_ops(lambda patch, _version: one(patch), callback)
         return self._subscribe_patch_ops(callback, callback)
 
-    def _subscribe_patch_ops(self, on_ops: Callable[[Any, int], None], callback: object) -> int:
+    def _subscribe_patch_ops(self, on_ops: Callable[[Any, int], object], callback: object) -> int:
         handle = self._live_handle()
         core = self._core
         loads = _json.loads
@@ -1011,7 +1012,7 @@ class Store(Generic[StateT, ActionT]):
             assert seconds is not None
             ms = _milliseconds("seconds", seconds, scale=1000, ceil=False)
         else:
-            if isinstance(milliseconds, float) and not milliseconds.is_integer():
+            if isinstance(milliseconds, float) and not float(milliseconds).is_integer():
                 raise InvalidArgumentError(
                     f"milliseconds must be a whole number, not {milliseconds!r}",
                     Status.INVALID_ARGUMENT)
@@ -1145,7 +1146,7 @@ class Store(Generic[StateT, ActionT]):
         loop = asyncio.get_running_loop()
         await loop.run_in_executor(None, self.wait_idle, timeout)
 
-    async def states(self, *, initial: bool = True) -> AsyncGenerator[dict[str, Any], None]:
+    async def states(self, *, initial: bool = True) -> AsyncGenerator[StateT, None]:
         """The state after each change, as an async iterator of snapshots (the current state
         first unless ``initial=False``). Ends when the store closes::
 

@@ -37,7 +37,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_collect_file(parent: pytest.Collector, file_path: Path) -> pytest.Collector | None:
     if file_path.name.endswith(SUFFIX):
-        return ScenarioFile.from_parent(parent, path=file_path)  # type: ignore[no-any-return]
+        return ScenarioFile.from_parent(parent, path=file_path)
     return None
 
 
