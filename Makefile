@@ -126,7 +126,7 @@ test-asan:
 # (Swift runtime linked dynamically). Known false positives of the toolchain are suppressed,
 # each explained, in Tests/sanitizers/tsan.supp; any other report fails the target.
 TSAN_ENV   := TSAN_OPTIONS="suppressions=$(abspath Tests/sanitizers/tsan.supp) print_suppressions=1"
-TSAN_CTESTS := test_api test_hardening test_requests test_patch
+TSAN_CTESTS := test_api test_hardening test_requests test_patch test_record
 SWIFT_RUNTIME_DIR = $(shell dirname $$(dirname $$(readlink -f $$(command -v $(SWIFT)))))/lib/swift/linux
 test-tsan:
 	$(SWIFT) build --build-tests $(SWIFT_TRAITS) --sanitize=thread --scratch-path .build-tsan
@@ -188,7 +188,7 @@ test-c: $(CTESTS) $(BUILD)/reducerkit-check
 	$(CC) $(CFLAGS_C) -fsyntax-only Tests/c/header_only.c
 	$(CXX) -std=c++11 -Wall -Wextra -pedantic -Werror -Iinclude -x c++ -fsyntax-only Tests/c/header_only.c
 	@set -e; for t in $(CTESTS); do echo "== $$t"; REDUCERKIT_SCENARIOS=Tests/scenarios $$t; done
-	@set -e; for t in test_features test_bad_input test_scenarios; do \
+	@set -e; for t in test_features test_bad_input test_scenarios test_record; do \
 	  echo "== $$t, on the reference codec (fast paths off)"; \
 	  REDUCERKIT_WIRE_FAST_PATHS=0 REDUCERKIT_SCENARIOS=Tests/scenarios $(BUILD)/c/$$t; \
 	  echo "== $$t, both codecs on every call, compared"; \

@@ -132,6 +132,7 @@ typedef struct rk_store rk_store;
  *    "clock": "live" (default) or "test" — with "test", time moves only by
  *             rk_store_advance_clock();
  *    "record_actions": true to record every reduced action for rk_store_take_actions();
+ *    "record": true to record the session as a scenario for rk_store_scenario();
  *    "provide": ["numberFact", ...] — the feature's host endpoints this host answers (see
  *             "Effects the host fulfils" below). Without it, or for an endpoint not listed,
  *             the feature's own Swift implementation runs. A name that is not an endpoint
@@ -336,6 +337,29 @@ RK_API rk_status rk_store_advance_clock(rk_store *store, int64_t milliseconds);
  *  right after that action. The log is cleared. *out_json is freed with rk_free().
  *  Errors: RK_ERR_INVALID_ARGUMENT, RK_ERR_INVALID_HANDLE, RK_ERR_MISUSE (not recording). */
 RK_API rk_status rk_store_take_actions(rk_store *store, char **out_json, size_t *out_len);
+
+/** The scenario of everything the store has done since it was created (requires "record":
+ *  true at creation): a JSON document of the scenario format (Tests/scenarios/README.md) that
+ *  replays in reducerkit-check, the Swift runner and Python's run_scenario:
+ *    {"name": "a recorded session of counter", "feature": "counter",
+ *     "options": {"clock": "test", ...}, "steps": [...], "final_state": {...}}
+ *  "options" are the creation options without "record" and "record_actions". The steps come
+ *  in the order things happened: sends ({"send": A}, with "state" when it changed; a send
+ *  refused with RK_ERR_ACTION or RK_ERR_JSON whose text is JSON gets
+ *  "error": {"status": "RK_ERR_ACTION", "message": M}), actions effects sent ({"receive": A}),
+ *  clock advances ({"advance_ms": N}), request events ({"request": {"id": 1, "name": ...,
+ *  "payload": ...}}, {"cancelled": 1}) and answers ({"resolve": 1, "response": R},
+ *  {"fail": 1, "message": M}; with "error" when refused); then {"finish": true} when no
+ *  effect is running, sleeping or waiting for an answer. On the test clock a recorded store
+ *  lets running effects settle (up to 1 s) before each send and advance, so a replay sees the
+ *  same order. "record_actions" works beside it: rk_store_take_actions() keeps every record.
+ *  This call first waits up to 1 s for effects to settle (not from inside a request callback
+ *  of the store), then reports what it has: while effects still run there is no "finish".
+ *  *out_json receives a string the caller frees with rk_free(); *out_len its length (may be
+ *  NULL). Errors: RK_ERR_INVALID_ARGUMENT (NULL out_json), RK_ERR_INVALID_HANDLE,
+ *  RK_ERR_MISUSE (the store was not created with {"record": true}); on error nothing
+ *  changes. Thread-safe; may be called from any callback and while effects run. */
+RK_API rk_status rk_store_scenario(rk_store *store, char **out_json, size_t *out_len);
 
 /** How many effects of the store have not finished (sleeping ones, and ones waiting for the
  *  host to answer a request, included), into

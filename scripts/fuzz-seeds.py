@@ -27,6 +27,7 @@ for path in sorted(glob.glob(os.path.join(root, "Tests", "scenarios", "*.scenari
     if given.get("provide"):
         options["provide"] = given["provide"]
     write("create", k, json.dumps(options))
+    write("create", k, json.dumps(dict(options, record=True)))
     for step in sc["steps"]:
         for key in ("send", "receive"):
             if key in step:

@@ -315,6 +315,19 @@ public func rk_store_take_actions(
   }
 }
 
+@_cdecl("rk_store_scenario")
+public func rk_store_scenario(
+  _ store: OpaquePointer?,
+  _ outJSON: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+  _ outLength: UnsafeMutablePointer<Int>?
+) -> Int32 {
+  ffiCall { () throws(FFIError) in
+    let host = try lookup(store)
+    guard let outJSON else { throw FFIError(.invalidArgument, "out_json is NULL") }
+    try copyOut(host.scenario(), outJSON, outLength)
+  }
+}
+
 @_cdecl("rk_store_effect_count")
 public func rk_store_effect_count(_ store: OpaquePointer?, _ outCount: UnsafeMutablePointer<UInt64>?) -> Int32 {
   ffiCall { () throws(FFIError) in

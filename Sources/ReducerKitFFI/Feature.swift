@@ -53,8 +53,16 @@ public struct Feature: Sendable {
     self.makeStore = { options throws(FFIError) in
       let provided = try Endpoint.select(options.provide, from: endpoints, feature: name)
       let state = try options.resolveInitialState(default: initialState())
+      // `"record": true`: a recorder, and a table of this store's own that tells it of sends
+      // and clock advances (the feature's shared table stays free of any recording check).
+      let recorder = options.record
+        ? SessionRecorder(
+          feature: name, options: options,
+          initialState: (try? WireEncoder(explicitNulls: true).encode(state)) ?? Array("null".utf8))
+        : nil
       return HostStore<R>(
-        initialState: state, reducer: reducer(), options: options, provided: provided, table: table
+        initialState: state, reducer: reducer(), options: options, provided: provided,
+        table: recorder?.table(wrapping: table) ?? table, recorder: recorder
       ).boxed()
     }
     self.describe = {
@@ -209,10 +217,12 @@ struct StoreOptions: Sendable {
   @usableFromInline var initialState: JSONValue?
   @usableFromInline var testClock = false
   @usableFromInline var recordActions = false
+  /// `"record": true`: record the session for `rk_store_scenario` (see `Recording.swift`).
+  @usableFromInline var record = false
   /// The endpoints the host answers (checked against the feature's in `Feature.init`).
   @usableFromInline var provide: [String] = []
 
-  static let keys = ["initial_state", "clock", "record_actions", "provide"]
+  static let keys = ["initial_state", "clock", "record_actions", "record", "provide"]
 
   init(parsing bytes: UnsafeRawBufferPointer?) throws(FFIError) {
     guard let bytes else { return }
@@ -262,6 +272,11 @@ struct StoreOptions: Sendable {
           throw FFIError(.invalidArgument, "options_json: expected true or false at $.record_actions, found \(member.kindName)")
         }
         recordActions = flag
+      case "record":
+        guard case let .bool(flag) = member else {
+          throw FFIError(.invalidArgument, "options_json: expected true or false at $.record, found \(member.kindName)")
+        }
+        record = flag
       case "provide":
         guard case let .array(items) = member else {
           throw FFIError(.invalidArgument, "options_json: expected an array of endpoint names at $.provide, found \(member.kindName)")

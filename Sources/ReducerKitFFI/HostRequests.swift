@@ -114,8 +114,11 @@ final class HostRequests: @unchecked Sendable {
   private var waiters = 0
   private var pipe: (read: Int32, write: Int32)?
   private var signalled = false
+  /// The session recorder of a store created with `"record": true`: told of each event as it
+  /// is emitted and of each answer (see `Recording.swift`).
+  let recorder: SessionRecorder?
 
-  @usableFromInline init() {}
+  @usableFromInline init(recorder: SessionRecorder? = nil) { self.recorder = recorder }
 
   deinit {
     if let pipe {
@@ -234,6 +237,19 @@ final class HostRequests: @unchecked Sendable {
 
   /// Answers request `id` with `bytes` (a JSON response of its endpoint).
   func resolve(_ id: UInt64, _ bytes: UnsafeRawBufferPointer) throws(FFIError) {
+    guard let recorder else { return try answer(id, bytes) }
+    try recorder.recordAnswer(resolving: id, with: bytes) { () throws(FFIError) in try answer(id, bytes) }
+  }
+
+  /// Fails request `id`: the effect's call throws ``HostEndpointError`` with `message`.
+  func fail(_ id: UInt64, message: String) throws(FFIError) {
+    guard let recorder else { return try answer(id, failing: message) }
+    try recorder.recordAnswer(failing: id, message: message) { () throws(FFIError) in
+      try answer(id, failing: message)
+    }
+  }
+
+  private func answer(_ id: UInt64, _ bytes: UnsafeRawBufferPointer) throws(FFIError) {
     let entry = try pendingEntry(id, verb: "resolve")
     let value: any Sendable
     do {
@@ -244,8 +260,7 @@ final class HostRequests: @unchecked Sendable {
     try settle(entry, .success(value), verb: "resolve")
   }
 
-  /// Fails request `id`: the effect's call throws ``HostEndpointError`` with `message`.
-  func fail(_ id: UInt64, message: String) throws(FFIError) {
+  private func answer(_ id: UInt64, failing message: String) throws(FFIError) {
     let entry = try pendingEntry(id, verb: "fail")
     try settle(entry, .failure(HostEndpointError(endpoint: entry.name, message: message)), verb: "fail")
   }
@@ -424,6 +439,7 @@ final class HostRequests: @unchecked Sendable {
   /// else the callback to call (after unlocking) through `deliver`.
   private func prepareEmit(_ event: [UInt8]) -> (RequestCallback, UInt, [UInt8], UInt64)? {
     if finished { return nil }
+    recorder?.hostEvent(event)
     if let callback, !flushing {
       let (function, userdata, token) = enterCallback(callback)
       var terminated = event

@@ -347,17 +347,20 @@ where R: SendableMetatype, R.State: Codable & Sendable, R.Action: Codable & Send
   /// The operations C calls on this store (its feature's, shared by the feature's stores).
   @usableFromInline let table: HostStoreTable
 
-  /// - Parameter table: the feature's `makeTable()` (nil: a table of its own).
+  /// - Parameters:
+  ///   - table: the feature's `makeTable()` (nil: a table of its own).
+  ///   - recorder: the session recorder of a store created with `"record": true` (the store
+  ///     logs its actions into the recorder's log).
   @inlinable
   init(
     initialState: R.State, reducer: R, options: StoreOptions, provided: [Feature.Endpoint],
-    table: HostStoreTable? = nil
+    table: HostStoreTable? = nil, recorder: SessionRecorder? = nil
   ) {
     self.table = table ?? Self.makeTable()
     let clock = options.testClock ? TestClock() : nil
-    let stateCache = options.recordActions ? StateJSONCache() : nil
-    let log = stateCache.map { ActionLog(stateCache: $0) }
-    let requests = HostRequests()
+    let stateCache = recorder?.stateCache ?? (options.recordActions ? StateJSONCache() : nil)
+    let log = recorder?.log ?? stateCache.map { ActionLog(stateCache: $0) }
+    let requests = HostRequests(recorder: recorder)
     if let stateCache { _ = lazyStateCache.storeIfNil(stateCache) }
     self.clock = clock
     self.log = log

@@ -51,6 +51,8 @@ int header_only_uses_everything(void) {
     st = rk_store_wait_idle(store, 0);
     st = rk_store_advance_clock(store, 0);
     st = rk_store_take_actions(store, &json, &len);
+    st = rk_store_scenario(store, &json, &len);
+    rk_free(json);
     st = rk_store_effect_count(store, &value);
     st = rk_store_on_request(store, rcb, 0);
     st = rk_store_take_requests(store, &json, &len);

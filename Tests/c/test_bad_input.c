@@ -192,6 +192,10 @@ static void test_null_arguments(target *t, target *rec) {
         "out_json");
     CHECK(json == json_before && len == 777);
 
+    BAD(*t, rk_store_scenario(NULL, &json, &len), RK_ERR_INVALID_ARGUMENT, "store");
+    BAD(*t, rk_store_scenario(t->store, NULL, &len), RK_ERR_INVALID_ARGUMENT, "out_json");
+    CHECK(json == json_before && len == 777);
+
     BAD(*t, rk_store_effect_count(NULL, &value), RK_ERR_INVALID_ARGUMENT, "store");
     BAD(*t, rk_store_effect_count(t->store, NULL), RK_ERR_INVALID_ARGUMENT, "out_count");
     CHECK(value == 777);
@@ -408,6 +412,9 @@ static void test_create_errors(target *t) {
     BAD_CREATE(*t, "counter", "{\"clock\":\"fast\"}", RK_ERR_INVALID_ARGUMENT, "$.clock");
     BAD_CREATE(*t, "counter", "{\"clock\":\"Test\"}", RK_ERR_INVALID_ARGUMENT, "$.clock");
     BAD_CREATE(*t, "counter", "{\"clock\":5}", RK_ERR_INVALID_ARGUMENT, "$.clock");
+    BAD_CREATE(*t, "counter", "{\"record\":1}", RK_ERR_INVALID_ARGUMENT,
+               "expected true or false at $.record, found a number");
+    BAD_CREATE(*t, "counter", "{\"record\":\"yes\"}", RK_ERR_INVALID_ARGUMENT, "$.record");
     BAD_CREATE(*t, "counter", "{\"clock\":null}", RK_ERR_INVALID_ARGUMENT, "$.clock");
     BAD_CREATE(*t, "counter", "{\"record_actions\":\"yes\"}", RK_ERR_INVALID_ARGUMENT,
                "$.record_actions");
@@ -442,6 +449,7 @@ static void check_dead_handle(target *t, rk_store *dead, const char *what) {
     BAD(*t, rk_store_advance_clock(dead, 10), RK_ERR_INVALID_HANDLE, "store");
     BAD(*t, rk_store_take_actions(dead, &json, &len), RK_ERR_INVALID_HANDLE, "store");
     BAD(*t, rk_store_effect_count(dead, &value), RK_ERR_INVALID_HANDLE, "store");
+    BAD(*t, rk_store_scenario(dead, &json, &len), RK_ERR_INVALID_HANDLE, "store");
     /* checked before the other arguments: a dead store with a NULL out is still dead */
     BAD(*t, rk_store_state(dead, NULL, NULL), RK_ERR_INVALID_HANDLE, "store");
     CHECK(json == json_before && len == 5 && value == 5 && token == 5);
@@ -615,6 +623,8 @@ static void test_misuse(target *t, target *rec) {
     {
         char *json = NULL;
         BAD(*t, rk_store_take_actions(t->store, &json, NULL), RK_ERR_MISUSE, "record_actions");
+        CHECK(json == NULL);
+        BAD(*t, rk_store_scenario(t->store, &json, NULL), RK_ERR_MISUSE, "{\"record\": true}");
         CHECK(json == NULL);
     }
     {

@@ -1,6 +1,7 @@
 /* libFuzzer harness: rk_store_create's options_json (and so initial_state) for each shipped
  * feature. The first byte picks the feature; the rest is the options text (NUL-terminated
- * here). A failed create must leave *out untouched and say why; a store it makes works. */
+ * here). A failed create must leave *out untouched and say why; a store it makes works
+ * (and gives its scenario when the options asked to record). */
 #include "fuzz_common.h"
 
 static const char *const features[] = {"counter", "todos", "search"};
@@ -18,6 +19,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         char *json = NULL;
         FUZZ_CHECK(store != NULL && store != (rk_store *)(uintptr_t)0x1234, "no handle");
         FUZZ_CHECK(rk_store_state(store, &json, NULL) == RK_OK, "%s", rk_last_error());
+        rk_free(json);
+        /* "record": true writes the options (initial_state as given) into its scenario */
+        json = NULL;
+        st = rk_store_scenario(store, &json, NULL);
+        FUZZ_CHECK(st == RK_OK || st == RK_ERR_MISUSE, "rk_store_scenario returned %d: %s",
+                   (int)st, rk_last_error());
+        FUZZ_CHECK((st == RK_OK) == (json != NULL), "rk_store_scenario: out_json");
         rk_free(json);
         rk_store_destroy(store);
     } else {

@@ -78,7 +78,7 @@ def test_status_codes_match_the_header() -> None:
 
 def test_owned_strings_are_void_pointers() -> None:
     for name in ("rk_features", "rk_store_state", "rk_store_take_actions",
-                 "rk_store_take_requests"):
+                 "rk_store_scenario", "rk_store_take_requests"):
         argtypes, _ = _native.FUNCTIONS[name]
         assert ctypes.POINTER(ctypes.c_void_p) in argtypes, name
 

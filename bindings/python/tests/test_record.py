@@ -7,6 +7,7 @@ import io
 import json
 import subprocess
 import sys
+from ctypes import byref, c_void_p
 from pathlib import Path
 from typing import Any
 
@@ -122,6 +123,33 @@ def test_scenario_needs_record(lib: Library) -> None:
     with Store("counter", library=lib) as store:
         with pytest.raises(MisuseError, match="record=True"):
             store.scenario()
+
+
+def test_a_store_c_created_with_record_is_read_through_from_handle(lib: Library,
+                                                                    tmp_path: Path) -> None:
+    # The library records (the create option "record": true), so a store a C program owns
+    # gives the same document to Python.
+    for options, recorded in ((b'{"clock": "test", "record": true}', True),
+                              (b'{"clock": "test"}', False)):
+        handle = c_void_p()
+        assert lib.rk_store_create(b"counter", options, byref(handle)) == 0
+        try:
+            store = Store.from_handle(handle, library=lib)
+            store.send("increment")
+            if not recorded:
+                with pytest.raises(MisuseError, match='"record": true'):
+                    store.scenario()
+                continue
+            scenario = store.scenario("from C")
+            assert scenario["name"] == "from C"
+            assert scenario["options"] == {"clock": "test"}
+            assert scenario["steps"] == [
+                {"send": "increment", "state": {"count": 1, "fact": None, "isTimerOn": False}},
+                {"finish": True}]
+            _replays(lib, scenario, tmp_path)
+            store.close()
+        finally:
+            lib.rk_store_destroy(handle)
 
 
 # ---- python -m reducerkit record --------------------------------------------------------------

@@ -218,9 +218,6 @@ class HostRequests:
         self.flight_lock = threading.Lock()
         self.fd: int | None = None
         self.thunk: Any = None
-        # A session recorder (Store(record=True)): told of every request event and answer,
-        # in order (see reducerkit/_record.py).
-        self.observer: Any = None
 
     # ---- setup and teardown -------------------------------------------------------------
 
@@ -284,16 +281,12 @@ class HostRequests:
             if name is not None:
                 entry = self.providers.get(name)
                 if entry is not None:
-                    if self.observer is not None:
-                        self.observer.request(request_id, name, event["payload"])
                     self._provide(entry, request_id, name, event["payload"])
                     return
             elif self.inflight:
                 with self.flight_lock:
                     task = self.inflight.pop(request_id, _MISSING)
                 if task is not _MISSING:
-                    if self.observer is not None:
-                        self.observer.cancelled(request_id)
                     if task is not None:  # a running async provider: cancel its task
                         self._call_soon(task.get_loop(), task.cancel)
                     return
@@ -316,16 +309,12 @@ class HostRequests:
             request._state = _CANCELLED
             if self.log is not None:
                 self.log.append(("cancelled", request))
-            if self.observer is not None:
-                self.observer.cancelled(request_id)
             return
         request = Request(self, request_id, event["name"], event.get("payload"))
         self.pending[request_id] = request
         self.unclaimed[request_id] = request
         if self.log is not None:
             self.log.append(("request", request))
-        if self.observer is not None:
-            self.observer.request(request_id, event["name"], event.get("payload"))
 
     def _notify_async(self) -> None:
         for loop, wake in list(self.async_waiters):
@@ -394,13 +383,9 @@ class HostRequests:
         request_id = _check_id(request_id)
         data = encode_response(value)
         handle = self.core.live()
-        step = self.observer.resolve(request_id, data) if self.observer is not None else None
         status = self.lib.rk_store_resolve(handle, request_id, data)
         if status:
-            error = self.lib.error(status)
-            if step is not None:
-                self.observer.refused(step, error)
-            raise error
+            raise self.lib.error(status)
         self._answered(request_id)
 
     def fail(self, request_id: int, message: str) -> None:
@@ -412,14 +397,10 @@ class HostRequests:
             raise InvalidArgumentError("a failure message contains a NUL character",
                                        Status.INVALID_ARGUMENT)
         handle = self.core.live()
-        step = self.observer.fail(request_id, message) if self.observer is not None else None
         status = self.lib.rk_store_fail(handle, request_id,
                                         message.encode("utf-8", "surrogatepass"))
         if status:
-            error = self.lib.error(status)
-            if step is not None:
-                self.observer.refused(step, error)
-            raise error
+            raise self.lib.error(status)
         self._answered(request_id)
 
     def _answered(self, request_id: int) -> None:
@@ -464,14 +445,11 @@ class HostRequests:
             self._fail_quietly(request_id, e.message)
             self._record_provider_error(e, name, request_id)
             return
-        step = self.observer.resolve(request_id, data) if self.observer is not None else None
         status = self.lib.rk_store_resolve(self.core.handle, request_id, data)
         if not status:
             self.inflight.pop(request_id, None)
             return
         message = self.lib.last_error()
-        if step is not None:
-            self.observer.refused(step, self.lib.error(status, message=message))
         self.inflight.pop(request_id, None)
         if status == Status.INVALID_HANDLE:
             return  # the store was closed meanwhile: nobody waits for the answer
@@ -491,11 +469,8 @@ class HostRequests:
 
     def _fail_quietly(self, request_id: int, message: str) -> None:
         """rk_store_fail, ignoring a closed store or a request that ended meanwhile."""
-        step = self.observer.fail(request_id, message) if self.observer is not None else None
-        status = self.lib.rk_store_fail(self.core.handle, request_id,
-                                        message.encode("utf-8", "surrogatepass"))
-        if status and step is not None:
-            self.observer.discard(step)  # the request had ended: nothing was answered
+        self.lib.rk_store_fail(self.core.handle, request_id,
+                               message.encode("utf-8", "surrogatepass"))
 
     def _schedule(self, request_id: int, name: str, make: Callable[[], Awaitable[Any]],
                   awaitable: Any = None) -> None:

@@ -451,8 +451,10 @@ class Store(Generic[StateT, ActionT]):
         options: dict[str, Any] = {"clock": clock}
         if initial_state is not None:
             options["initial_state"] = initial_state
-        if record_actions or record:
+        if record_actions:
             options["record_actions"] = True
+        if record:
+            options["record"] = True
         names = normalize_provide(provide, providers)
         if names is not None:
             options["provide"] = names
@@ -487,11 +489,7 @@ class Store(Generic[StateT, ActionT]):
         self._setup(lib, out, owned=True, feature=feature, clock=clock,
                     record_actions=record_actions, provide=tuple(names or ()),
                     providers=providers, loop=loop)
-        if record:
-            from ._record import SessionRecorder
-            scenario_options = {k: v for k, v in options.items() if k != "record_actions"}
-            self._recorder = SessionRecorder(self, options=scenario_options,
-                                             user_records=record_actions)
+        self._recording = record
 
     @classmethod
     def from_handle(cls, handle: int | c_void_p, *,
@@ -792,6 +790,9 @@ class Store(Generic[StateT, ActionT]):
         """The actions reduced since the last call, oldest first, and clears the log:
         ``[{"action": ..., "origin": "host"|"effect", "version": n, "state": {...}}]``.
         Needs ``record_actions=True`` (else :class:`MisuseError`)."""
+        if self._recording and not self.record_actions:
+            raise MisuseError("the store does not record actions; create it with "
+                              "record_actions=True", Status.MISUSE)
         handle = self._live_handle()
         try:
             data = self._lib.call_out_string(self._lib.rk_store_take_actions, handle)
@@ -1113,7 +1114,7 @@ class Store(Generic[StateT, ActionT]):
 
     # ---- recording -------------------------------------------------------------------
 
-    _recorder: Any = None
+    _recording = False  # created with record=True (the library records: rk_store_scenario)
 
     def scenario(self, name: str | None = None) -> dict[str, Any]:
         """The scenario of everything this store has done since it was created (needs
@@ -1130,11 +1131,21 @@ class Store(Generic[StateT, ActionT]):
         Raises:
             MisuseError: the store was not created with ``record=True``.
         """
-        if self._recorder is None:
+        if self._owned and not self._recording:
             raise MisuseError("the store does not record its session; create it with "
                               "record=True", Status.MISUSE)
-        self._live_handle()
-        return self._recorder.scenario(name)  # type: ignore[no-any-return]
+        handle = self._live_handle()
+        try:
+            data = self._lib.call_out_string(self._lib.rk_store_scenario, handle)
+        except ReducerKitError:
+            self._reraise_pending_first()
+            raise
+        scenario: dict[str, Any] = _json.loads(data)
+        if name:
+            scenario["name"] = name
+        if self._errors:
+            self._raise_pending()
+        return scenario
 
     # ---- asyncio -----------------------------------------------------------------------
 
