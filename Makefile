@@ -215,6 +215,7 @@ test-stubs: lib
 	bash scripts/test-stubs.sh $(LIB) Tests/stubs
 
 test-python: lib $(BUILD)/reducerkit-check
+	cd bindings/python && $(PYTHON) -m mypy --strict src/reducerkit
 	$(PYTHON) -m pip install -q ./bindings/python
 	cd bindings/python && REDUCERKIT_LIB=$(abspath $(LIB)) $(PYTHON) -m pytest -q tests
 

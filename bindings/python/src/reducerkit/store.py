@@ -493,7 +493,7 @@ class Store(Generic[StateT, ActionT]):
 
     @classmethod
     def from_handle(cls, handle: int | c_void_p, *,
-                    library: Library | str | os.PathLike[str] | None = None) -> Store:
+                    library: Library | str | os.PathLike[str] | None = None) -> Store[Any, Any]:
         """Wraps a store created by C (an ``rk_store *``), borrowed: Python never destroys
         it. :meth:`close` (and the finalizer) only remove the subscriptions made from
         Python; the store stays alive and owned by C.
