@@ -208,3 +208,41 @@ def test_adding_a_todo_after_a_large_initial_state(lib: Library) -> None:
         assert len(ids) == len(set(ids)) == 100_002
         assert ids[-2:] == [100_001, 100_002]
         assert state["nextID"] == 100_003
+
+
+SENDS_WHILE_EFFECTS_DELIVER_CHILD = textwrap.dedent("""
+    import sys, threading, time
+    import reducerkit
+    store = reducerkit.Store("counter", clock="live")
+    seen = []
+    def slow(state):  # runs on the timer effect's thread for each tick; needs the GIL
+        time.sleep(0.01)
+        seen.append(state["count"])
+    if sys.argv[1] == "subscribe":
+        store.subscribe(slow)
+    elif sys.argv[1] == "patches":
+        store.subscribe_patches(lambda patch: slow({"count": 0}))
+    store.send("toggleTimer")  # a tick every second, reduced and delivered on an effect thread
+    end = time.monotonic() + 2.6
+    sends = 0
+    while time.monotonic() < end:
+        store.send("increment")
+        sends += 1
+    store.send("toggleTimer")
+    print("done", sends, len(seen) > 0, flush=True)
+""")
+
+
+@pytest.mark.parametrize("mode", ["subscribe", "patches", "none"])
+def test_sends_while_an_effect_thread_delivers_to_python(lib: Library, mode: str) -> None:
+    """Sends from Python (keeping the GIL until the store has a Python callback) while an
+    effect thread reduces ticks and delivers them to a Python subscriber: nothing waits for
+    the GIL another thread holds (the child would hang)."""
+    env = dict(os.environ, PYTHONPATH=SRC, REDUCERKIT_LIB=lib.path)
+    out = subprocess.run([sys.executable, "-c", SENDS_WHILE_EFFECTS_DELIVER_CHILD, mode],
+                         capture_output=True, text=True, env=env, timeout=60)
+    assert out.returncode == 0, out.stderr
+    words = out.stdout.split()
+    assert words[0] == "done" and int(words[1]) > 0, out.stdout
+    if mode != "none":
+        assert words[2] == "True", out.stdout  # the subscriber ran on the effect thread

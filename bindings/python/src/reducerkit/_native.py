@@ -235,6 +235,13 @@ class Library:
         send_fast = cdll["rk_store_send"]
         send_fast.restype = _status
         self.send_untyped: Callable[[Any, bytes], int] = send_fast
+        # The same, keeping the GIL during the call (no release and retake: most of the cost
+        # of a ctypes call). Only for a store no Python callback can be called from, so that
+        # nothing the library runs during the send waits for the GIL: a store Python created,
+        # before it has a subscription or a request callback (Store switches to send_untyped
+        # for good when it gets one).
+        self.send_untyped_gil: Callable[[Any, bytes], int] = ctypes.PYFUNCTYPE(_status)(
+            ("rk_store_send", cdll))
         self.version = self.rk_version().decode("utf-8", "replace")
 
     def __repr__(self) -> str:

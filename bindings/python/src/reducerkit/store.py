@@ -536,7 +536,12 @@ class Store(Generic[StateT, ActionT]):
             raise
         self._cache: tuple[int, Any] = (-1, None)  # (version, snapshot) of the last read
         self._send = lib.rk_store_send_n
-        self._send_text = lib.send_untyped  # (c_void_p or None, bytes): see Library
+        # (c_void_p or None, bytes): see Library. The GIL is kept during the call while no
+        # Python callback can run on the library's threads (a store Python owns, without a
+        # request callback: nothing in the library can want the GIL); `_callbacks_installed`
+        # switches to the releasing call for good before the first subscription.
+        self._send_text = (lib.send_untyped_gil if owned and not self._requests.callback_mode
+                           else lib.send_untyped)
         self._version_fn = lib.rk_store_version
         self._version_out = c_uint64()
         with _live_lock:
@@ -550,6 +555,14 @@ class Store(Generic[StateT, ActionT]):
         state = "closed" if self._handle is None else f"version {self._version_or('?')}"
         kind = f"{self.feature!r}" if self._owned else "borrowed"
         return f"<reducerkit.Store {kind} {state}>"
+
+    def _callbacks_installed(self) -> None:
+        """A Python callback may run on the library's threads from now on: sends release the
+        GIL, as every other call does. (A send does not wait for another thread's delivery,
+        so keeping the GIL would not deadlock there either; releasing it lets callbacks on
+        effect threads run while this thread is in C, and keeps the reasoning simple: the GIL
+        is kept only where nothing in the library can want it.)"""
+        self._send_text = self._lib.send_untyped
 
     def _version_or(self, default: str) -> str:
         try:
@@ -850,6 +863,7 @@ class Store(Generic[StateT, ActionT]):
 
         thunk = STATE_CALLBACK(trampoline)
         token = c_uint64()
+        self._callbacks_installed()
         status = self._lib.rk_store_subscribe(handle, thunk, None, byref(token))
         if status:
             self._fail(status)
@@ -943,6 +957,7 @@ class Store(Generic[StateT, ActionT]):
 
         thunk = PATCH_CALLBACK(trampoline)
         token = c_uint64()
+        self._callbacks_installed()
         status = self._lib.rk_store_subscribe_patches(handle, thunk, None, byref(token))
         if status:
             self._fail(status)
