@@ -327,7 +327,8 @@ RK_API rk_status rk_store_wait_idle(rk_store *store, int64_t timeout_ms);
  *  deadline it reached.
  *  Errors: RK_ERR_INVALID_HANDLE, RK_ERR_INVALID_ARGUMENT (negative), RK_ERR_MISUSE (the
  *  store uses the live clock; or a call from inside a request callback of the same store),
- *  RK_ERR_TIMEOUT. Thread-safe; may be called from a callback. */
+ *  RK_ERR_TIMEOUT. Thread-safe; may be called from a callback; like rk_store_wait_idle(),
+ *  do not call it from a Swift concurrency thread (the effects it waits for run there). */
 RK_API rk_status rk_store_advance_clock(rk_store *store, int64_t milliseconds);
 
 /** Takes the actions the store reduced since the last call (requires "record_actions": true
