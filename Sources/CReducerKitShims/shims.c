@@ -127,26 +127,21 @@ size_t rk_shim_same_elements(const void *a, const void *b, size_t from_a, size_t
 #endif
     uint64_t mask = tail ? (((uint64_t)1 << (tail * 8)) - 1) : 0;
 #if defined(__SSE2__)
-    /* Elements of 9 to 32 bytes with room for two 16-byte reads: compared 16 bytes at a time
-       (SSE2), the bytes past `size` masked out. */
-    if (size > 8 && size <= 32 && stride >= 32) {
+    /* Elements of up to 32 bytes with room for whole 16-byte reads (one or two): compared
+       16 bytes at a time (SSE2), the bytes past `size` masked out. */
+    if (size > 0 && size <= 32 && stride >= (size > 16 ? 32u : 16u)) {
+        int two = size > 16;
         unsigned keep = size >= 32 ? 0xFFFFFFFFu : ((1u << size) - 1u);
         size_t n;
         for (n = 0; n < limit; n++, pa += delta, pb += delta) {
-            __m128i a0 = _mm_loadu_si128((const __m128i *)pa), b0 = _mm_loadu_si128((const __m128i *)pb);
-            __m128i a1 = _mm_loadu_si128((const __m128i *)(pa + 16)), b1 = _mm_loadu_si128((const __m128i *)(pb + 16));
-            unsigned eq = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(a0, b0))
-                | ((unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(a1, b1)) << 16);
+            unsigned eq = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(
+                _mm_loadu_si128((const __m128i *)pa), _mm_loadu_si128((const __m128i *)pb)));
+            if (two) {
+                eq |= (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(
+                          _mm_loadu_si128((const __m128i *)(pa + 16)),
+                          _mm_loadu_si128((const __m128i *)(pb + 16)))) << 16;
+            }
             if ((eq & keep) != keep) break;
-        }
-        return n;
-    }
-    if (size > 0 && size <= 16 && stride >= 16) {
-        unsigned keep = size >= 16 ? 0xFFFFu : ((1u << size) - 1u);
-        size_t n;
-        for (n = 0; n < limit; n++, pa += delta, pb += delta) {
-            __m128i a0 = _mm_loadu_si128((const __m128i *)pa), b0 = _mm_loadu_si128((const __m128i *)pb);
-            if (((unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(a0, b0)) & keep) != keep) break;
         }
         return n;
     }

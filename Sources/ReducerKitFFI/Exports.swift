@@ -54,18 +54,23 @@ private struct HandleTable {
     return Self.key(serial: serial, slot: slot)
   }
 
-  func find(_ key: UInt) -> Slot? {
+  /// The slot index of a live handle.
+  func index(_ key: UInt) -> Int? {
     guard let (slot, serial) = Self.decode(key), slot < slots.count, slots[slot].serial == serial,
       slots[slot].box != nil
     else { return nil }
-    return slots[slot]
+    return slot
   }
 
+  func find(_ key: UInt) -> Slot? { index(key).map { slots[$0] } }
+
   mutating func remove(_ key: UInt) -> Slot? {
-    guard let found = find(key), let (slot, _) = Self.decode(key) else { return nil }
-    slots[slot] = Slot()
-    free.append(slot)
-    return found
+    guard let slot = index(key) else { return nil }
+    defer {
+      slots[slot] = Slot()
+      free.append(slot)
+    }
+    return slots[slot]
   }
 }
 

@@ -35,11 +35,7 @@ enum _Shape {
   /// The shape of `value` (at most one level of it is visited).
   static func of(_ value: any Encodable) -> _Shape {
     let recorder = _ShapeRecorder()
-    do {
-      try value.encode(to: recorder)
-    } catch {
-      return .opaque
-    }
+    recorder.record(value)
     return recorder.shape
   }
 }
