@@ -56,7 +56,7 @@ let package = Package(
     ),
     .target(name: "CReducerKitTestingSupport"),
     .target(name: "ReducerKitWire", dependencies: ["CReducerKitShims"]),
-    .target(name: "ReducerKitExamples", dependencies: ["ReducerKit"]),
+    .target(name: "ReducerKitExamples", dependencies: ["ReducerKit", "ReducerKitWire"]),
     .target(name: "CReducerKitShims"),
     .target(name: "ReducerKitFFI", dependencies: ["ReducerKit", "ReducerKitWire", "CReducerKitShims"]),
     .target(name: "ReducerKitLibrary", dependencies: ["ReducerKitFFI", "ReducerKitExamples"]),

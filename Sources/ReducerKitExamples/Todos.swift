@@ -1,9 +1,10 @@
 import ReducerKit
+import ReducerKitWire
 
 /// The `todos` example: a list of todos with a filter.
 public struct Todos: Reducer {
   /// One todo.
-  public struct Todo: Codable, Equatable, Identifiable, Sendable {
+  public struct Todo: SynthesizedCodable, Equatable, Identifiable, Sendable {
     public var id: Int
     public var title: String
     public var isComplete: Bool

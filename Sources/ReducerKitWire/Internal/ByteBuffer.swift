@@ -58,6 +58,33 @@ struct _ByteBuffer: ~Copyable {
     count &+= 1
   }
 
+  /// Appends a byte where `reserve` made room for it.
+  @inline(__always)
+  mutating func appendUnchecked(_ byte: UInt8) {
+    base[count] = byte
+    count &+= 1
+  }
+
+  /// Appends bytes where `reserve` made room for them.
+  @inline(__always)
+  mutating func appendUnchecked(_ source: UnsafePointer<UInt8>, count n: Int) {
+    _copyShort(from: source, to: base + count, count: n)
+    count &+= n
+  }
+
+  /// Appends `true` or `false` where `reserve` made room for it.
+  @inline(__always)
+  mutating func appendBoolUnchecked(_ value: Bool) {
+    if value {
+      UnsafeMutableRawPointer(base + count).storeBytes(of: UInt32(0x6575_7274).littleEndian, as: UInt32.self)  // "true"
+      count &+= 4
+    } else {
+      UnsafeMutableRawPointer(base + count).storeBytes(of: UInt32(0x736c_6166).littleEndian, as: UInt32.self)  // "fals"
+      base[count &+ 4] = UInt8(ascii: "e")
+      count &+= 5
+    }
+  }
+
   @inline(__always)
   mutating func append(_ a: UInt8, _ b: UInt8) {
     reserve(2)

@@ -63,6 +63,9 @@ final class _EncoderImpl: Encoder {
   @exclusivity(unchecked) var keysWritten = 0
   @exclusivity(unchecked) var keyCache = _KeyCache()
   let reuseBoxes = _canReuseKeyedBoxes
+  /// The direct-path states of the last few struct types encoded (see DirectEncoding.swift).
+  /// nil: no direct path. Unretained: see `trustedPlan`.
+  @exclusivity(unchecked) var directCache: [(type: ObjectIdentifier, plan: Unmanaged<_DirectPlan>?)] = []
   /// Whether `encodeIfPresent(nil)` writes `null` (else the key is left out).
   var explicitNulls = false
 
@@ -153,6 +156,25 @@ final class _EncoderImpl: Encoder {
 
   /// Encodes a value into the slot that starts at frame count `base` and output `start`.
   func encodeInSlot<T: Encodable>(_ value: T, base: Int, start: Int) throws {
+    if _isEnumType(T.self) {
+      try encodeThrough(value, base: base, start: start)
+      return
+    }
+    switch directState(T.self) {
+    case .trusted(let plan):
+      try withUnsafePointer(to: value) { try writeDirect(plan, UnsafeRawPointer($0)) }
+    case .checking(let plan, _):
+      let mark = out.count
+      try encodeThrough(value, base: base, start: start)
+      let written = UnsafeBufferPointer(rebasing: out.bytes[mark...])
+      _directChecked(T.self, agreed: directAgrees(value, plan, written: written))
+    case .unsupported:
+      try encodeThrough(value, base: base, start: start)
+    }
+  }
+
+  /// Encodes a value into its slot through its `encode(to:)`.
+  func encodeThrough<T: Encodable>(_ value: T, base: Int, start: Int) throws {
     let savedBase = slotBase
     let savedStart = slotStart
     let savedIsEnum = slotIsEnum

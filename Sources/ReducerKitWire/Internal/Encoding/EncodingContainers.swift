@@ -145,6 +145,7 @@ struct _KeyedEncoder<Key: CodingKey>: KeyedEncodingContainerProtocol {
   }
   mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
     let style = try begin(key)
+    if impl.encodeByPlan(value) { return }
     try impl.encodeNested(value, key: key, style: style)
   }
 
@@ -303,6 +304,7 @@ struct _UnkeyedEncoder: UnkeyedEncodingContainer {
   }
   mutating func encode<T: Encodable>(_ value: T) throws {
     let i = try impl.beginElement(frame, id)
+    if impl.encodeByPlan(value) { return }
     try impl.encodeNested(value, key: _IndexKey(index: i), style: .index)
   }
 

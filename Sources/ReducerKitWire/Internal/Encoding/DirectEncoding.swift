@@ -1,0 +1,335 @@
+// The direct path for `SynthesizedCodable` structs: their stored properties, found once per
+// type by the standard library's reflection (`_forEachField`), written without going through
+// `encode(to:)`. Trusted only after the first values of a type encoded to the same bytes
+// both ways.
+
+@_spi(Reflection) import Swift
+import Synchronization
+
+/// Writes a stored property of one type (at `pointer`) as the value of `key`: a class, so
+/// a plan holds it by reference (a closure would capture a metatype that is not `Sendable`).
+///
+/// `@unchecked Sendable`: it has no stored properties (subclasses neither); it only knows a
+/// type.
+class _DirectWriter: @unchecked Sendable {
+  func write(_ pointer: UnsafeRawPointer, _ impl: _EncoderImpl, _ key: any CodingKey) throws {}
+  /// Whether the property is a nil `Optional` (written as `encodeIfPresent` writes it).
+  func isNil(_ pointer: UnsafeRawPointer) -> Bool { false }
+}
+
+/// How the direct path writes a stored property.
+enum _DirectKind: UInt8 {
+  case int, int64, int32, uint, uint64, uint32, bool, string, double, float
+  /// Any other `Encodable`: through the encoder's generic path (with its own direct plan).
+  case value
+  /// An `Optional`: left out when nil (or `null` with `explicitNulls`), as `encodeIfPresent`.
+  case optional
+}
+
+/// A stored property: how to write it, its offset, and where its key as written (`"name":`)
+/// is in the plan's key bytes.
+struct _DirectField {
+  var kind: _DirectKind
+  var offset: Int
+  var keyStart: Int
+  var keyCount: Int
+  /// Index in the plan's writers and coding keys.
+  var index: Int
+}
+
+/// The stored properties of a struct, in declaration order (the synthesized order).
+///
+/// `@unchecked Sendable`: everything is written once in `init` and only read after; the
+/// buffers are owned by the plan and freed in `deinit`.
+final class _DirectPlan: @unchecked Sendable {
+  let fields: UnsafeMutableBufferPointer<_DirectField>
+  let keys: UnsafeMutableBufferPointer<UInt8>
+  /// Per field: its writer (`.value`, `.optional`) and its key for error paths.
+  let writers: [_DirectWriter?]
+  let codingKeys: [any CodingKey]
+  /// Every property is an integer, a `Bool` or a `String`: writing cannot fail, so no path
+  /// is kept (`writeInfallible`).
+  let infallible: Bool
+  /// Bytes every value takes at most, beside its strings' contents.
+  let reserve: Int
+
+  init(_ parts: [(name: String, offset: Int, kind: _DirectKind, writer: _DirectWriter?)]) {
+    var keyBytes = _ByteBuffer(capacity: 64)
+    var fields: [_DirectField] = []
+    for (i, part) in parts.enumerated() {
+      let start = keyBytes.count
+      keyBytes.appendJSONString(part.name)
+      keyBytes.append(UInt8(ascii: ":"))
+      fields.append(
+        _DirectField(kind: part.kind, offset: part.offset, keyStart: start, keyCount: keyBytes.count - start, index: i))
+    }
+    self.fields = .allocate(capacity: max(fields.count, 1))
+    _ = self.fields.initialize(from: fields)
+    self.keys = .allocate(capacity: max(keyBytes.count, 1))
+    _ = self.keys.initialize(from: keyBytes.bytes)
+    self.writers = parts.map(\.writer)
+    self.codingKeys = parts.map { _StringKey($0.name) }
+    self.infallible = parts.allSatisfy {
+      switch $0.kind {
+      case .int, .int64, .int32, .uint, .uint64, .uint32, .bool, .string: true
+      case .double, .float, .value, .optional: false
+      }
+    }
+    // Braces and commas; 20 digits and a sign, `false` or two quotes per value.
+    self.reserve = 2 + keyBytes.count + parts.count * 22
+  }
+
+  deinit {
+    fields.deallocate()
+    keys.deallocate()
+  }
+
+  var count: Int { writers.count }
+}
+
+/// How many values of a type are encoded both ways before the direct path is trusted.
+let _directChecks = 16
+
+/// What the encoder knows of a type.
+enum _DirectState: Sendable {
+  /// No direct path (not a `SynthesizedCodable` struct, or a property it cannot read).
+  case unsupported
+  /// Encode through `encode(to:)`, then check the direct path against the result.
+  case checking(_DirectPlan, left: Int)
+  /// The direct path agreed every time it was checked.
+  case trusted(_DirectPlan)
+}
+
+private let _directStates = Mutex<[ObjectIdentifier: _DirectState]>([:])
+
+/// The state of `T`, building its plan the first time.
+func _directState<T>(_ type: T.Type) -> _DirectState {
+  let id = ObjectIdentifier(T.self)
+  if let known = _directStates.withLock({ $0[id] }) { return known }
+  let state: _DirectState = _directPlan(T.self).map { .checking($0, left: _directChecks) } ?? .unsupported
+  return _directStates.withLock { states in
+    if let raced = states[id] { return raced }
+    states[id] = state
+    return state
+  }
+}
+
+/// Records whether the direct path wrote what `encode(to:)` wrote for a value of `T`.
+func _directChecked<T>(_ type: T.Type, agreed: Bool) {
+  _directStates.withLock { states in
+    guard case .checking(let plan, let left)? = states[ObjectIdentifier(T.self)] else { return }
+    if !agreed {
+      states[ObjectIdentifier(T.self)] = .unsupported
+    } else {
+      states[ObjectIdentifier(T.self)] = left <= 1 ? .trusted(plan) : .checking(plan, left: left - 1)
+    }
+  }
+}
+
+/// The plan of a `SynthesizedCodable` struct, or nil.
+func _directPlan<T>(_ type: T.Type) -> _DirectPlan? {
+  guard T.self is any SynthesizedCodable.Type, _metadataKind(T.self) == _metadataKindStruct else { return nil }
+  var parts: [(name: String, offset: Int, kind: _DirectKind, writer: _DirectWriter?)] = []
+  var readable = true
+  let walked = _forEachField(of: T.self) { name, offset, fieldType, _ in
+    let name = String(cString: name)
+    guard let first = name.utf8.first, first != UInt8(ascii: "_"), first != UInt8(ascii: "$"),
+      let (kind, writer) = _directKind(fieldType)
+    else {
+      readable = false
+      return false
+    }
+    parts.append((name: name, offset: offset, kind: kind, writer: writer))
+    return true
+  }
+  guard walked, readable else { return nil }
+  return _DirectPlan(parts)
+}
+
+@usableFromInline let _metadataKindStruct: UInt = 0x200
+
+/// How to write a stored property of type `type`, or nil if it is not `Encodable`.
+func _directKind(_ type: Any.Type) -> (_DirectKind, _DirectWriter?)? {
+  switch ObjectIdentifier(type) {
+  case ObjectIdentifier(Int.self): return (.int, nil)
+  case ObjectIdentifier(Int64.self): return (.int64, nil)
+  case ObjectIdentifier(Int32.self): return (.int32, nil)
+  case ObjectIdentifier(UInt.self): return (.uint, nil)
+  case ObjectIdentifier(UInt64.self): return (.uint64, nil)
+  case ObjectIdentifier(UInt32.self): return (.uint32, nil)
+  case ObjectIdentifier(Bool.self): return (.bool, nil)
+  case ObjectIdentifier(String.self): return (.string, nil)
+  case ObjectIdentifier(Double.self): return (.double, nil)
+  case ObjectIdentifier(Float.self): return (.float, nil)
+  default: break
+  }
+  if let optional = type as? any _DirectOptional.Type {
+    return (.optional, optional._directWriter)
+  }
+  guard let encodable = type as? any Encodable.Type else { return nil }
+  return (.value, _valueWriter(encodable))
+}
+
+private func _valueWriter<F: Encodable>(_ type: F.Type) -> _DirectWriter {
+  _ValueWriter<F>()
+}
+
+/// Writes an `F` through the encoder's generic path.
+final class _ValueWriter<F: Encodable>: _DirectWriter, @unchecked Sendable {  // no stored properties
+  override func write(_ pointer: UnsafeRawPointer, _ impl: _EncoderImpl, _ key: any CodingKey) throws {
+    try impl.encodeNested(pointer.assumingMemoryBound(to: F.self).pointee, key: key, style: .key)
+  }
+}
+
+/// Writes an `Optional<Wrapped>` as `encodeIfPresent` does.
+final class _OptionalWriter<Wrapped: Encodable>: _DirectWriter, @unchecked Sendable {  // no stored properties
+  override func write(_ pointer: UnsafeRawPointer, _ impl: _EncoderImpl, _ key: any CodingKey) throws {
+    guard let value = pointer.assumingMemoryBound(to: Wrapped?.self).pointee else { return }
+    try impl.encodeNested(value, key: key, style: .key)
+  }
+  override func isNil(_ pointer: UnsafeRawPointer) -> Bool {
+    if case .none = pointer.assumingMemoryBound(to: Wrapped?.self).pointee { return true }
+    return false
+  }
+}
+
+/// `Optional` properties.
+protocol _DirectOptional {
+  static var _directWriter: _DirectWriter { get }
+}
+
+extension Optional: _DirectOptional where Wrapped: Encodable {
+  static var _directWriter: _DirectWriter { _OptionalWriter<Wrapped>() }
+}
+
+extension _EncoderImpl {
+  /// Writes the struct at `base` by `plan`, as its synthesized `encode(to:)` would.
+  func writeDirect(_ plan: _DirectPlan, _ base: UnsafeRawPointer) throws {
+    if plan.infallible {
+      writeInfallible(plan, base)
+      return
+    }
+    append(UInt8(ascii: "{"))
+    var first = true
+    for field in plan.fields {
+      let pointer = base + field.offset
+      if field.kind == .optional, plan.writers[field.index].unsafelyUnwrapped.isNil(pointer) {
+        guard explicitNulls else { continue }
+        if !first { append(UInt8(ascii: ",")) }
+        first = false
+        out.append(UnsafeBufferPointer(rebasing: plan.keys[field.keyStart..<(field.keyStart + field.keyCount)]))
+        append("null")
+        continue
+      }
+      if !first { append(UInt8(ascii: ",")) }
+      first = false
+      out.append(UnsafeBufferPointer(rebasing: plan.keys[field.keyStart..<(field.keyStart + field.keyCount)]))
+      switch field.kind {
+      case .int: appendInt(Int64(pointer.load(as: Int.self)))
+      case .int64: appendInt(pointer.load(as: Int64.self))
+      case .int32: appendInt(Int64(pointer.load(as: Int32.self)))
+      case .uint: appendUInt(UInt64(pointer.load(as: UInt.self)))
+      case .uint64: appendUInt(pointer.load(as: UInt64.self))
+      case .uint32: appendUInt(UInt64(pointer.load(as: UInt32.self)))
+      case .bool: append(pointer.load(as: Bool.self) ? "true" : "false")
+      case .string: appendString(pointer.assumingMemoryBound(to: String.self).pointee)
+      case .double:
+        try appendDouble(pointer.load(as: Double.self), key: plan.codingKeys[field.index], style: .key)
+      case .float:
+        try appendFloat(pointer.load(as: Float.self), key: plan.codingKeys[field.index], style: .key)
+      case .value, .optional:
+        try plan.writers[field.index].unsafelyUnwrapped.write(pointer, self, plan.codingKeys[field.index])
+      }
+    }
+    append(UInt8(ascii: "}"))
+  }
+
+  /// Writes `value` by its trusted plan if that plan cannot fail (no path is needed for
+  /// errors); returns false otherwise.
+  @inline(__always)
+  func encodeByPlan<T>(_ value: T) -> Bool {
+    guard let plan = trustedPlan(T.self) else { return false }
+    return plan._withUnsafeGuaranteedRef { plan in
+      guard plan.infallible else { return false }
+      withUnsafePointer(to: value) { writeInfallible(plan, UnsafeRawPointer($0)) }
+      return true
+    }
+  }
+
+  /// `writeDirect` for a plan of integers, `Bool`s and `String`s.
+  func writeInfallible(_ plan: _DirectPlan, _ base: UnsafeRawPointer) {
+    let fields = plan.fields
+    let keys = plan.keys.baseAddress.unsafelyUnwrapped
+    out.reserve(plan.reserve)
+    out.appendUnchecked(UInt8(ascii: "{"))
+    for i in 0..<fields.count {
+      let field = fields[i]
+      if i > 0 { out.appendUnchecked(UInt8(ascii: ",")) }
+      out.appendUnchecked(keys + field.keyStart, count: field.keyCount)
+      let pointer = base + field.offset
+      switch field.kind {
+      case .int: out.appendInt(Int64(pointer.load(as: Int.self)))
+      case .int64: out.appendInt(pointer.load(as: Int64.self))
+      case .int32: out.appendInt(Int64(pointer.load(as: Int32.self)))
+      case .uint: out.appendUInt(UInt64(pointer.load(as: UInt.self)))
+      case .uint64: out.appendUInt(pointer.load(as: UInt64.self))
+      case .uint32: out.appendUInt(UInt64(pointer.load(as: UInt32.self)))
+      case .bool: out.appendBoolUnchecked(pointer.load(as: Bool.self))
+      case .string: out.appendJSONString(pointer.assumingMemoryBound(to: String.self).pointee)
+      case .double, .float, .value, .optional: break  // not in an infallible plan
+      }
+    }
+    out.append(UInt8(ascii: "}"))
+  }
+
+  /// The direct state of `T`, remembering the last few settled types in this encoder.
+  @inline(__always)
+  func directState<T>(_ type: T.Type) -> _DirectState {
+    let id = ObjectIdentifier(T.self)
+    for entry in directCache where entry.type == id {
+      guard let plan = entry.plan else { return .unsupported }
+      return .trusted(plan.takeUnretainedValue())
+    }
+    return settle(T.self)
+  }
+
+  /// The trusted plan of `T`, unretained (a trusted plan is never released: the table of
+  /// states keeps it for good), or nil.
+  @inline(__always)
+  func trustedPlan<T>(_ type: T.Type) -> Unmanaged<_DirectPlan>? {
+    let id = ObjectIdentifier(T.self)
+    for entry in directCache where entry.type == id { return entry.plan }
+    if case .trusted = settle(T.self) {
+      for entry in directCache where entry.type == id { return entry.plan }
+    }
+    return nil
+  }
+
+  /// Asks the table of states about `T`; remembers the answer once it is settled.
+  @inline(never)
+  func settle<T>(_ type: T.Type) -> _DirectState {
+    let state = _isEnumType(T.self) ? .unsupported : _directState(T.self)
+    let plan: Unmanaged<_DirectPlan>?
+    switch state {
+    case .checking: return state  // asked again until settled
+    case .trusted(let trusted): plan = Unmanaged.passUnretained(trusted)
+    case .unsupported: plan = nil
+    }
+    if directCache.count == 4 { directCache.removeFirst() }
+    directCache.append((type: ObjectIdentifier(T.self), plan: plan))
+    return state
+  }
+
+  /// Writes `value` by `plan` into a fresh encoder and compares it with `written`.
+  func directAgrees<T>(_ value: T, _ plan: _DirectPlan, written: UnsafeBufferPointer<UInt8>) -> Bool {
+    let scratch = _EncoderImpl()
+    scratch.explicitNulls = explicitNulls
+    defer { scratch.finish() }
+    do {
+      try withUnsafePointer(to: value) { try scratch.writeDirect(plan, UnsafeRawPointer($0)) }
+    } catch {
+      return false
+    }
+    return scratch.failure == nil && scratch.out.bytes.elementsEqual(written)
+  }
+}
