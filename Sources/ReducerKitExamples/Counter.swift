@@ -1,4 +1,5 @@
 import ReducerKit
+import ReducerKitWire
 
 /// The `counter` example: a count, a number fact fetched by an effect (through the host
 /// endpoint `numberFact`), and a timer.
@@ -9,7 +10,7 @@ import ReducerKit
 /// ```
 public struct Counter: Reducer {
   /// The counter's state.
-  public struct State: Codable, Equatable, Sendable {
+  public struct State: SynthesizedCodable, Equatable, Sendable {
     public var count: Int
     public var fact: String?
     public var isTimerOn: Bool
@@ -22,7 +23,7 @@ public struct Counter: Reducer {
   }
 
   /// The counter's actions.
-  public enum Action: Codable, Equatable, Sendable {
+  public enum Action: SynthesizedCodable, Equatable, Sendable {
     case increment
     case decrement
     case setCount(Int)

@@ -1,10 +1,11 @@
 import ReducerKit
+import ReducerKitWire
 
 /// The `search` example: a query debounced on the store's clock, then searched through the
 /// host endpoint `search` (offline by default).
 public struct Search: Reducer {
   /// The search's state.
-  public struct State: Codable, Equatable, Sendable {
+  public struct State: SynthesizedCodable, Equatable, Sendable {
     public var query: String
     public var results: [String]
 
@@ -15,7 +16,7 @@ public struct Search: Reducer {
   }
 
   /// The search's actions.
-  public enum Action: Codable, Equatable, Sendable {
+  public enum Action: SynthesizedCodable, Equatable, Sendable {
     case queryChanged(String)
     case searchResponse([String])
   }

@@ -78,7 +78,7 @@ public struct Todos: Reducer {
   }
 
   /// The todos' actions.
-  public enum Action: Codable, Equatable, Sendable {
+  public enum Action: SynthesizedCodable, Equatable, Sendable {
     case addTodo(title: String)
     case toggle(id: Int)
     case delete(id: Int)

@@ -1,4 +1,5 @@
 import ReducerKit
+import ReducerKitWire
 
 /// The `todos` example over a plain Swift array: the same actions and JSON, without
 /// ``TrackedArray``. A toggle searches the array, and a host watching the store pays for
@@ -6,7 +7,7 @@ import ReducerKit
 /// the benchmarks measure change tracking against (`todos_untracked` in the shipped library).
 public struct UntrackedTodos: Reducer {
   /// The state: ``Todos/State`` with `todos` a plain array.
-  public struct State: Codable, Equatable, Sendable {
+  public struct State: SynthesizedCodable, Equatable, Sendable {
     public var todos: [Todos.Todo]
     public var filter: Todos.Filter
     public var nextID: Int

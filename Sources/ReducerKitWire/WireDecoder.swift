@@ -41,6 +41,19 @@ public struct WireDecoder: Sendable {
   public func decode<T: Decodable>(_ type: T.Type, from bytes: UnsafeRawBufferPointer)
     throws(WireError) -> T
   {
+    if _isEnumType(T.self), _wireCodecMode == .fast, case .trusted(let plan) = _enumState(T.self) {
+      // `"name"` and `{"name": scalar}` of a `SynthesizedCodable` enum, without a tree.
+      // (A heap cell, not `withUnsafeTemporaryAllocation`: in this generic function its typed
+      // throw costs a metadata lookup that is dearer than the allocation.)
+      let result = UnsafeMutablePointer<T>.allocate(capacity: 1)
+      defer { result.deallocate() }
+      if _decodeSmallEnum(bytes, plan: plan, into: result) { return result.move() }
+    }
+    return try decodeParsing(type, from: bytes)
+  }
+
+  /// Parses the text into a tree, then decodes the tree.
+  func decodeParsing<T: Decodable>(_ type: T.Type, from bytes: UnsafeRawBufferPointer) throws(WireError) -> T {
     var (value, depth) = try _parseJSON(bytes, maxDepth: maxDepth)
     // Deep input is freed iteratively, so no depth up to the limit can exhaust a small stack.
     defer { if depth > _dismantleDepth { value._dismantle() } }

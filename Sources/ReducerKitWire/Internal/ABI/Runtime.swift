@@ -24,6 +24,16 @@
 //   A6 key-tag (fast path)        A payload-less `CodingKey` enum value is identified by its
 //      type's metadata address and its tag bytes, and its `stringValue` depends on nothing
 //      else, so pre-escaped key bytes can be cached by (type, tag) (`_KeyCache`).
+//   A7 enum-fields (fast path)    An enum's descriptor points (relative, at +16) to its field
+//      descriptor: record size at +10, record count at +12, records from +16, one per case in
+//      tag order (payload cases first), each flags (bit 0: indirect), a relative mangled
+//      payload type name and a relative case name. Tuple metadata (kind 0x301) holds its
+//      element count, its labels and (type, offset) pairs. A value is built by initializing
+//      the payload at offset 0 and calling the value witness `destructiveInjectEnumTag` (at
+//      +104 when the flags at +80 have 0x200000). Used by the direct path for
+//      `SynthesizedCodable` enums (DirectDecoding.swift); the check builds every case of
+//      sample enums (single- and multi-payload, labeled, generic) and compares them with the
+//      real values.
 //
 // When a required check fails, the reads behind it answer "unknown" (`_payloadlessCaseCount`
 // returns nil: messages lose their key lists, schemas their enums' cases); A1 has no
@@ -43,7 +53,7 @@
 // MARK: - The switch
 
 /// Whether the codec's fast paths are on: the environment allows them
-/// (`REDUCERKIT_WIRE_FAST_PATHS` is not `0`) and their runtime assumptions (A4–A6) hold.
+/// (`REDUCERKIT_WIRE_FAST_PATHS` is not `0`) and their runtime assumptions (A4–A7) hold.
 /// Otherwise `WireEncoder` and `WireDecoder` use the reference codec. Read once.
 let _wireFastPaths: Bool = _wireFastPathsRequested && _wireRuntimeChecks.allFastPathChecksHold
 
@@ -82,7 +92,7 @@ struct _RuntimeCheck: Sendable {
 
 struct _RuntimeChecks: Sendable {
   let checks: [_RuntimeCheck]
-  /// The fast paths' assumptions (A4–A6) hold.
+  /// The fast paths' assumptions (A4–A7) hold.
   let allFastPathChecksHold: Bool
   /// The enum metadata reads (A2, A3) can be trusted.
   let enumMetadataTrusted: Bool
@@ -100,6 +110,10 @@ private enum _ProbeWide: CodingKey {
   case k0, k1, k2, k3, k4, k5, k6, k7, k8, k9, k10, k11, k12, k13, k14, k15, k16, k17, k18, k19
 }
 private enum _ProbePayload { case a(Int), b }
+private enum _ProbeCases: Equatable { case x, y(Int), z(label: String), w(Int, String?), v }
+private enum _ProbeGeneric<T: Equatable>: Equatable { case one(T), two(T, n: Int), empty }
+private enum _ProbeOptional: Equatable { case some(String?), nothing }
+private enum _ProbeTuple { case t(Int8, Int, String, Bool) }
 private struct _ProbeStruct { var a = 1 }
 
 /// The results of checking every assumption, computed once.
@@ -153,8 +167,44 @@ let _wireRuntimeChecks: _RuntimeChecks = {
       guard types.count == 2, !types.contains(nil) else { return "two key types share an identity" }
       return nil
     },
+    check("A7 enum-fields", fastPathOnly: true) { _enumFieldsCheck() },
   ])
 }()
+
+/// Builds every case of the A7 sample enums by their plans; nil when all equal the real values.
+private func _enumFieldsCheck() -> String? {
+  func build<T>(_ type: T.Type, _ name: String, _ payload: (UnsafeMutableRawPointer) -> Void) -> T? {
+    guard let plan = _rawEnumPlan(T.self), let found = plan.find(name) else { return nil }
+    return withUnsafeTemporaryAllocation(of: T.self, capacity: 1) { buffer in
+      let target = UnsafeMutableRawPointer(buffer.baseAddress.unsafelyUnwrapped)
+      payload(target)
+      plan.inject(target, found.tag, plan.metadata)
+      return buffer.baseAddress.unsafelyUnwrapped.move()
+    }
+  }
+  let built: [Bool] = [
+    build(_ProbeCases.self, "x") { _ in } == .x,
+    build(_ProbeCases.self, "v") { _ in } == .v,
+    build(_ProbeCases.self, "y") { $0.initializeMemory(as: Int.self, to: 7) } == .y(7),
+    build(_ProbeCases.self, "z") { $0.initializeMemory(as: String.self, to: "s") } == .z(label: "s"),
+    build(_ProbeCases.self, "w") { $0.initializeMemory(as: (Int, String?).self, to: (3, "t")) } == .w(3, "t"),
+    build(_ProbeGeneric<String>.self, "one") { $0.initializeMemory(as: String.self, to: "g") } == .one("g"),
+    build(_ProbeGeneric<String>.self, "two") { $0.initializeMemory(as: (String, Int).self, to: ("h", 2)) }
+      == .two("h", n: 2),
+    build(_ProbeGeneric<String>.self, "empty") { _ in } == .empty,
+    build(_ProbeOptional.self, "some") { $0.initializeMemory(as: String?.self, to: nil) } == .some(nil),
+    build(_ProbeOptional.self, "nothing") { _ in } == .nothing,
+  ]
+  guard built.allSatisfy({ $0 }) else { return "building sample enum cases by their field records gave \(built)" }
+  guard let plan = _rawEnumPlan(_ProbeCases.self), case .labeled(let labels) = plan.find("z")?.shape,
+    labels.map(\.key) == ["label"], case .positional(let values)? = plan.find("w")?.shape,
+    values.map(\.offset) == [0, 8]
+  else { return "the payload shapes of _ProbeCases read wrong" }
+  guard let wide = _rawEnumPlan(_ProbeTuple.self), case .positional(let elements)? = wide.find("t")?.shape,
+    elements.map(\.offset) == [0, 8, 16, 32]
+  else { return "the element offsets of (Int8, Int, String, Bool) read wrong" }
+  return nil
+}
 
 /// A2 and A3 held (read once).
 let _enumMetadataTrusted: Bool = _wireRuntimeChecks.enumMetadataTrusted

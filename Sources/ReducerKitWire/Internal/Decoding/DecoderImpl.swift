@@ -80,6 +80,53 @@ final class _DecoderImpl: Decoder {
     if T.self == JSONValue.self {
       return unsafeBitCast(value, to: T.self)
     }
+    if _isEnumType(T.self) {
+      switch _enumState(T.self) {
+      case .trusted(let plan):
+        return try withUnsafeTemporaryAllocation(of: T.self, capacity: 1) { buffer in
+          let result = buffer.baseAddress.unsafelyUnwrapped
+          if decodeDirect(value, plan: plan, into: result) { return result.move() }
+          return try unboxThrough(value, as: T.self, base: base, nested: nested, key: key, style: style)
+        }
+      case .checking(let plan, _):
+        return try unboxChecking(value, as: T.self, plan: plan, base: base, nested: nested, key: key, style: style)
+      case .unsupported:
+        break
+      }
+    }
+    return try unboxThrough(value, as: T.self, base: base, nested: nested, key: key, style: style)
+  }
+
+  /// Decodes through `init(from:)` and, where the direct path reads the value too, records
+  /// whether the two agree (a failure of `init(from:)` where the direct path read a value is a
+  /// disagreement).
+  @inline(never)
+  func unboxChecking<T: Decodable>(
+    _ value: JSONValue, as type: T.Type, plan: _EnumPlan, base: Int, nested: _NestedPath, key: (any CodingKey)?,
+    style: _PathStyle
+  ) throws -> T {
+    try withUnsafeTemporaryAllocation(of: T.self, capacity: 1) { buffer in
+      let result = buffer.baseAddress.unsafelyUnwrapped
+      guard decodeDirect(value, plan: plan, into: result) else {
+        return try unboxThrough(value, as: T.self, base: base, nested: nested, key: key, style: style)
+      }
+      let direct = result.move()
+      do {
+        let through = try unboxThrough(value, as: T.self, base: base, nested: nested, key: key, style: style)
+        _enumChecked(T.self, agreed: _sameEncoding(direct, through))
+        return through
+      } catch {
+        _enumChecked(T.self, agreed: false)
+        throw error
+      }
+    }
+  }
+
+  /// Decodes `value` as a `T` through `T.init(from:)`.
+  func unboxThrough<T: Decodable>(
+    _ value: JSONValue, as type: T.Type, base: Int, nested: _NestedPath, key: (any CodingKey)?,
+    style: _PathStyle
+  ) throws -> T {
     if path.count >= _stackCheckDepth { try checkStack(T.self, base: base, nested: nested, key: key, style: style) }
     let savedValue = self.value
     let savedType = self.type

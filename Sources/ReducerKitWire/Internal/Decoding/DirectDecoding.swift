@@ -1,0 +1,484 @@
+// The direct path for `SynthesizedCodable` enums: a case is found by name in the enum's field
+// records and its value built in place (payload, then the case's tag through the enum's value
+// witnesses), without going through `init(from:)`. It only ever succeeds: anything it does not
+// read exactly as the synthesized `init(from:)` would (a form it does not take, a value that
+// fails) is handed to `init(from:)`, which gives the value or the error. Trusted only after the
+// first values of a type decoded to the same value both ways.
+
+import Synchronization
+
+#if canImport(Glibc)
+  @preconcurrency import Glibc
+#elseif canImport(Darwin)
+  @preconcurrency import Darwin
+#endif
+
+/// Reads a JSON value as one payload value and initializes it at `target` (returns false, with
+/// nothing initialized, when it cannot).
+///
+/// `@unchecked Sendable`: no stored properties (subclasses neither); it only knows a type.
+class _PayloadReader: @unchecked Sendable {
+  /// Reads the value of `key` in the payload of case `caseKey`.
+  func read(
+    _ value: JSONValue, into target: UnsafeMutableRawPointer, _ impl: _DecoderImpl, caseKey: _StringKey,
+    key: _StringKey, style: _PathStyle
+  ) -> Bool { false }
+  /// Reads an `Int`, `String`, `Bool` or `Double` (false for other types).
+  func readScalar(_ value: JSONValue, into target: UnsafeMutableRawPointer) -> Bool { false }
+  /// Deinitializes a value this reader initialized at `target`.
+  func destroy(_ target: UnsafeMutableRawPointer) {}
+}
+
+final class _TypedPayloadReader<P: Decodable>: _PayloadReader, @unchecked Sendable {  // no stored properties
+  override func read(
+    _ value: JSONValue, into target: UnsafeMutableRawPointer, _ impl: _DecoderImpl, caseKey: _StringKey,
+    key: _StringKey, style: _PathStyle
+  ) -> Bool {
+    if P.self == Int.self || P.self == String.self || P.self == Bool.self || P.self == Double.self {
+      return readScalar(value, into: target)
+    }
+    // The path `init(from:)` would be at: the case, then the value's key.
+    let nested = _NestedPath(entries: [_PathEntry(key: caseKey, style: .key)])
+    do {
+      let read = try impl.unbox(value, as: P.self, base: impl.path.count, nested: nested, key: key, style: style)
+      target.initializeMemory(as: P.self, to: read)
+      return true
+    } catch {
+      return false  // left to init(from:), which reports it
+    }
+  }
+
+  override func readScalar(_ value: JSONValue, into target: UnsafeMutableRawPointer) -> Bool {
+    if P.self == Int.self {
+      guard let int = _integer(value, as: Int.self) else { return false }
+      target.initializeMemory(as: Int.self, to: int)
+    } else if P.self == String.self {
+      guard case .string(let string) = value else { return false }
+      target.initializeMemory(as: String.self, to: string)
+    } else if P.self == Bool.self {
+      guard case .bool(let bool) = value else { return false }
+      target.initializeMemory(as: Bool.self, to: bool)
+    } else if P.self == Double.self {
+      guard let double = _double(value) else { return false }
+      target.initializeMemory(as: Double.self, to: double)
+    } else {
+      return false
+    }
+    return true
+  }
+
+  override func destroy(_ target: UnsafeMutableRawPointer) {
+    target.assumingMemoryBound(to: P.self).deinitialize(count: 1)
+  }
+}
+
+private func _payloadReader(_ type: Any.Type) -> _PayloadReader? {
+  guard let decodable = type as? any Decodable.Type else { return nil }
+  return _openPayloadReader(decodable)
+}
+
+private func _openPayloadReader<P: Decodable>(_ type: P.Type) -> _PayloadReader {
+  _TypedPayloadReader<P>()
+}
+
+/// A case's associated values.
+enum _PayloadShape {
+  /// None: `"name"`, `{"name": {}}` or `{"name": null}`.
+  case none
+  /// One unlabeled value, written bare: `{"name": value}`.
+  case single(_PayloadReader)
+  /// Several unlabeled values, written as an array: `{"name": [a, b]}`.
+  case positional([(offset: Int, reader: _PayloadReader)])
+  /// Labeled values (or a mix), written as an object: `{"name": {"label": a, "_1": b}}`.
+  case labeled([(key: String, offset: Int, reader: _PayloadReader)])
+}
+
+/// One case of an enum: its tag (the value witnesses' case index) and payload.
+struct _EnumCase {
+  let name: String
+  let utf8: [UInt8]
+  let tag: UInt32
+  let shape: _PayloadShape
+}
+
+typealias _InjectEnumTag = @convention(c) (UnsafeMutableRawPointer, UInt32, UnsafeRawPointer) -> Void
+
+/// The cases of an enum and how to build its values.
+///
+/// `@unchecked Sendable`: written once in `init`, only read after; the readers it holds have
+/// no state.
+final class _EnumPlan: @unchecked Sendable {
+  let metadata: UnsafeRawPointer
+  let inject: _InjectEnumTag
+  let cases: [_EnumCase]
+
+  init(metadata: UnsafeRawPointer, inject: _InjectEnumTag, cases: [_EnumCase]) {
+    self.metadata = metadata
+    self.inject = inject
+    self.cases = cases
+  }
+
+  /// The case named `name`.
+  @inline(__always)
+  func find(_ name: String) -> _EnumCase? {
+    for enumCase in cases where enumCase.name == name { return enumCase }
+    return nil
+  }
+
+  /// The index of the case whose name is the UTF-8 text `name`.
+  @inline(__always)
+  func find(utf8 name: UnsafeBufferPointer<UInt8>) -> Int? {
+    for i in cases.indices where cases[i].utf8.count == name.count {
+      if cases[i].utf8.withUnsafeBufferPointer({ memcmp($0.baseAddress!, name.baseAddress!, name.count) == 0 }) {
+        return i
+      }
+    }
+    return nil
+  }
+}
+
+// MARK: - Reading the enum's layout (A7)
+
+/// The target of a relative pointer at `pointer`, or nil for 0.
+@inline(__always)
+private func _relative(_ pointer: UnsafeRawPointer) -> UnsafeRawPointer? {
+  let offset = pointer.load(as: Int32.self)
+  return offset == 0 ? nil : pointer + Int(offset)
+}
+
+/// The length of a mangled type name: symbolic references (bytes 1–0x17 and 0x18–0x1F) are
+/// followed by a 4-byte offset or a pointer.
+private func _mangledNameLength(_ name: UnsafePointer<UInt8>) -> Int {
+  var i = 0
+  while true {
+    let byte = name[i]
+    switch byte {
+    case 0: return i
+    case 0x01...0x17: i += 5
+    case 0x18...0x1F: i += 1 + MemoryLayout<UnsafeRawPointer>.size
+    default: i += 1
+    }
+  }
+}
+
+/// The plan of an enum, read from its metadata: nil when it is not an enum we can build values
+/// of (an indirect case, a payload type that is not `Decodable`, no enum value witnesses).
+func _rawEnumPlan(_ type: Any.Type) -> _EnumPlan? {
+  #if _endian(little) && (arch(x86_64) || arch(arm64))
+  let metadata = unsafeBitCast(type, to: UnsafeRawPointer.self)
+  guard metadata.load(as: UInt.self) == _metadataKindEnum,
+    let descriptor = metadata.load(fromByteOffset: 8, as: UnsafeRawPointer?.self),
+    descriptor.load(as: UInt32.self) & 0x1F == 18,  // context kind: enum
+    let fields = _relative(descriptor + 16)
+  else { return nil }
+  let witnesses = metadata.load(fromByteOffset: -8, as: UnsafeRawPointer.self)
+  let flags = witnesses.load(fromByteOffset: 80, as: UInt32.self)
+  guard flags & 0x0020_0000 != 0 else { return nil }  // has enum witnesses
+  let inject = unsafeBitCast(
+    witnesses.load(fromByteOffset: 104, as: UnsafeRawPointer.self), to: _InjectEnumTag.self)
+  let payloadCases = Int(descriptor.load(fromByteOffset: 20, as: UInt32.self) & 0x00FF_FFFF)
+  let emptyCases = Int(descriptor.load(fromByteOffset: 24, as: UInt32.self))
+  let recordSize = Int(fields.load(fromByteOffset: 10, as: UInt16.self))
+  let count = Int(fields.load(fromByteOffset: 12, as: UInt32.self))
+  guard count == payloadCases + emptyCases, recordSize >= 12 else { return nil }
+  let genericArguments = metadata + 2 * MemoryLayout<UnsafeRawPointer>.size
+  var cases: [_EnumCase] = []
+  for tag in 0..<count {
+    let record = fields + 16 + tag * recordSize
+    guard record.load(as: UInt32.self) & 1 == 0,  // not an indirect case
+      let namePointer = _relative(record + 8)
+    else { return nil }
+    let name = String(cString: namePointer.assumingMemoryBound(to: CChar.self))
+    guard let mangled = _relative(record + 4) else {
+      guard tag >= payloadCases else { return nil }
+      cases.append(_EnumCase(name: name, utf8: Array(name.utf8), tag: UInt32(tag), shape: .none))
+      continue
+    }
+    guard tag < payloadCases else { return nil }
+    let mangledName = mangled.assumingMemoryBound(to: UInt8.self)
+    guard
+      let payloadType = _getTypeByMangledNameInContext(
+        mangledName, UInt(_mangledNameLength(mangledName)), genericContext: descriptor,
+        genericArguments: genericArguments),
+      let shape = _payloadShape(payloadType)
+    else { return nil }
+    cases.append(_EnumCase(name: name, utf8: Array(name.utf8), tag: UInt32(tag), shape: shape))
+  }
+  return _EnumPlan(metadata: metadata, inject: inject, cases: cases)
+  #else
+  return nil
+  #endif
+}
+
+/// The shape of a payload of type `type` (a tuple for several or labeled values).
+private func _payloadShape(_ type: Any.Type) -> _PayloadShape? {
+  let metadata = unsafeBitCast(type, to: UnsafeRawPointer.self)
+  guard metadata.load(as: UInt.self) == 0x301 else {  // not a tuple: one unlabeled value
+    return _payloadReader(type).map { .single($0) }
+  }
+  // Tuple metadata: kind, element count, labels (space-separated, each followed by a space;
+  // an empty label for an unlabeled element), then (type, offset) per element, 16 bytes each
+  // with a 32-bit offset (the word's other half is padding, not part of it).
+  let elementCount = metadata.load(fromByteOffset: 8, as: Int.self)
+  let labelText = metadata.load(fromByteOffset: 16, as: UnsafePointer<CChar>?.self).map { String(cString: $0) }
+  var labels: [String] = labelText.map { $0.split(separator: " ", omittingEmptySubsequences: false).map(String.init) }
+    ?? []
+  if labels.count == elementCount + 1, labels.last == "" { labels.removeLast() }
+  if labels.isEmpty { labels = Array(repeating: "", count: elementCount) }
+  guard labels.count == elementCount, elementCount > 0 else { return nil }
+  var elements: [(key: String, offset: Int, reader: _PayloadReader)] = []
+  for i in 0..<elementCount {
+    let element = metadata + 24 + i * 2 * MemoryLayout<Int>.size
+    let elementType = unsafeBitCast(element.load(as: UnsafeRawPointer.self), to: Any.Type.self)
+    let offset = Int(element.load(fromByteOffset: 8, as: UInt32.self))
+    guard let reader = _payloadReader(elementType) else { return nil }
+    elements.append((key: labels[i].isEmpty ? "_\(i)" : labels[i], offset: offset, reader: reader))
+  }
+  if labels.allSatisfy(\.isEmpty) {
+    return elementCount == 1 ? .single(elements[0].reader) : .positional(elements.map { ($0.offset, $0.reader) })
+  }
+  return .labeled(elements)
+}
+
+// MARK: - Trust
+
+/// What the decoder knows of an enum type.
+enum _EnumState: Sendable {
+  case unsupported
+  case checking(_EnumPlan, left: Int)
+  case trusted(_EnumPlan)
+}
+
+private let _enumStates = Mutex<[ObjectIdentifier: _EnumState]>([:])
+
+/// The state of `T`, reading its plan the first time.
+func _enumState<T: Decodable>(_ type: T.Type) -> _EnumState {
+  let id = ObjectIdentifier(T.self)
+  if let known = _enumStates.withLock({ $0[id] }) { return known }
+  let state: _EnumState
+  if T.self is any SynthesizedCodable.Type, _wireFastPaths, let plan = _rawEnumPlan(T.self),
+    // The names `init(from:)` takes (found by probing it) are the cases' names: no renamed keys.
+    Set(_caseNames(of: T.self)) == Set(plan.cases.map(\.name))
+  {
+    state = .checking(plan, left: _directChecks)
+  } else {
+    state = .unsupported
+  }
+  return _enumStates.withLock { states in
+    if let raced = states[id] { return raced }
+    states[id] = state
+    return state
+  }
+}
+
+/// Records whether the direct path read what `init(from:)` read for a value of `T`.
+func _enumChecked<T>(_ type: T.Type, agreed: Bool) {
+  _enumStates.withLock { states in
+    guard case .checking(let plan, let left)? = states[ObjectIdentifier(T.self)] else { return }
+    states[ObjectIdentifier(T.self)] = !agreed ? .unsupported : left <= 1 ? .trusted(plan) : .checking(plan, left: left - 1)
+  }
+}
+
+/// Whether two values of `T` encode to the same bytes (the check between the two paths).
+func _sameEncoding<T>(_ a: T, _ b: T) -> Bool {
+  guard let a = a as? any Encodable, let b = b as? any Encodable else { return false }
+  return _encodedBytes(a) == _encodedBytes(b) && _encodedBytes(a) != nil
+}
+
+private func _encodedBytes<E: Encodable>(_ value: E) -> [UInt8]? {
+  try? WireEncoder(explicitNulls: true).encode(value)
+}
+
+// MARK: - Decoding
+
+extension _DecoderImpl {
+  /// Builds a `T` from `value` by `plan` at `result`; false (nothing initialized) when the
+  /// direct path does not read it (then `init(from:)` decides: it gives the value or the error).
+  func decodeDirect<T>(_ value: JSONValue, plan: _EnumPlan, into result: UnsafeMutablePointer<T>) -> Bool {
+    let enumCase: _EnumCase
+    let payload: JSONValue?
+    switch value {
+    case .string(let name):
+      guard let found = plan.find(name), case .none = found.shape else { return false }
+      enumCase = found
+      payload = nil
+    case .object(let members):
+      guard members.count == 1, let found = plan.find(members[0].key) else { return false }
+      enumCase = found
+      payload = members[0].value
+    default:
+      return false
+    }
+    let target = UnsafeMutableRawPointer(result)
+    guard readPayload(payload, enumCase, into: target) else { return false }
+    plan.inject(target, enumCase.tag, plan.metadata)
+    return true
+  }
+
+  /// Initializes the payload of `enumCase` at `target` from `payload` (nil: a bare string).
+  private func readPayload(_ payload: JSONValue?, _ enumCase: _EnumCase, into target: UnsafeMutableRawPointer)
+    -> Bool
+  {
+    let caseKey = _StringKey(enumCase.name)
+    switch enumCase.shape {
+    case .none:
+      switch payload {
+      case nil, .null?: return true
+      case .object(let members)? where members.isEmpty: return true
+      default: return false
+      }
+    case .single(let reader):
+      // Any value stands for the one value (an object or array too: it is the value's own).
+      guard let payload else { return false }
+      return reader.read(payload, into: target, self, caseKey: caseKey, key: _StringKey("_0"), style: .hidden)
+    case .positional(let elements):
+      guard case .array(let values)? = payload, values.count == elements.count else { return false }
+      return readAll(elements.count, into: target, caseKey: caseKey) { i in
+        (values[i], elements[i].offset, elements[i].reader, _StringKey("_\(i)"), .index)
+      }
+    case .labeled(let elements):
+      guard case .object(let members)? = payload, members.count == elements.count else { return false }
+      return readAll(elements.count, into: target, caseKey: caseKey) { i in
+        let key = elements[i].key
+        guard let member = members.first(where: { $0.key == key }) else { return nil }
+        return (member.value, elements[i].offset, elements[i].reader, _StringKey(key), .key)
+      }
+    }
+  }
+
+  /// Reads `count` values in order; on a failure, deinitializes those already read.
+  private func readAll(
+    _ count: Int, into target: UnsafeMutableRawPointer, caseKey: _StringKey,
+    _ element: (Int) -> (JSONValue, Int, _PayloadReader, _StringKey, _PathStyle)?
+  ) -> Bool {
+    for i in 0..<count {
+      guard let (value, offset, reader, key, style) = element(i),
+        reader.read(value, into: target + offset, self, caseKey: caseKey, key: key, style: style)
+      else {
+        for j in 0..<i {
+          if let (_, offset, reader, _, _) = element(j) { reader.destroy(target + offset) }
+        }
+        return false
+      }
+    }
+    return true
+  }
+}
+
+// MARK: - Small actions straight from bytes
+
+/// The bytes of JSON whitespace.
+@inline(__always)
+private func _isSpace(_ byte: UInt8) -> Bool {
+  byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
+}
+
+/// Builds a value of a trusted enum at `result` from the JSON text of its commonest forms,
+/// `"name"` and `{"name": scalar}` (an ASCII name without escapes; an integer of at most 18
+/// digits without fraction or exponent, an ASCII string without escapes, `true`, `false`),
+/// without parsing it into a tree. False (nothing initialized) for any other text: the parser
+/// and the decoder take it, and read what this reads the same way.
+func _decodeSmallEnum<T>(_ bytes: UnsafeRawBufferPointer, plan: _EnumPlan, into result: UnsafeMutablePointer<T>)
+  -> Bool
+{
+  guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return false }
+  let end = bytes.count
+  var i = 0
+  func skipSpace() { while i < end, _isSpace(base[i]) { i += 1 } }
+  /// The bytes of an ASCII string without escapes starting at the `"` at `i`; moves past its
+  /// closing quote.
+  func simpleBytes() -> UnsafeBufferPointer<UInt8>? {
+    guard i < end, base[i] == UInt8(ascii: "\"") else { return nil }
+    let start = i + 1
+    var j = start
+    while j < end {
+      let byte = base[j]
+      if byte == UInt8(ascii: "\"") { break }
+      guard byte >= 0x20, byte < 0x80, byte != UInt8(ascii: "\\") else { return nil }
+      j += 1
+    }
+    guard j < end, j > start else { return nil }
+    i = j + 1
+    return UnsafeBufferPointer(start: base + start, count: j - start)
+  }
+  /// An ASCII string without escapes starting at the `"` at `i`; moves past its closing quote.
+  func simpleString() -> String? {
+    guard i < end, base[i] == UInt8(ascii: "\"") else { return nil }
+    let start = i + 1
+    var j = start
+    while j < end {
+      let byte = base[j]
+      if byte == UInt8(ascii: "\"") { break }
+      guard byte >= 0x20, byte < 0x80, byte != UInt8(ascii: "\\") else { return nil }
+      j += 1
+    }
+    guard j < end else { return nil }
+    i = j + 1
+    return String(decoding: UnsafeBufferPointer(start: base + start, count: j - start), as: UTF8.self)
+  }
+  skipSpace()
+  guard i < end else { return false }
+  if base[i] == UInt8(ascii: "\"") {
+    guard let name = simpleBytes() else { return false }
+    skipSpace()
+    guard i == end, let index = plan.find(utf8: name), case .none = plan.cases[index].shape else { return false }
+    plan.inject(UnsafeMutableRawPointer(result), plan.cases[index].tag, plan.metadata)
+    return true
+  }
+  guard base[i] == UInt8(ascii: "{") else { return false }
+  i += 1
+  skipSpace()
+  guard let name = simpleBytes(), let index = plan.find(utf8: name) else { return false }
+  let found = plan.cases[index]
+  guard case .single(let reader) = found.shape else { return false }
+  skipSpace()
+  guard i < end, base[i] == UInt8(ascii: ":") else { return false }
+  i += 1
+  skipSpace()
+  guard i < end else { return false }
+  let value: JSONValue
+  switch base[i] {
+  case UInt8(ascii: "\""):
+    guard let string = simpleString() else { return false }
+    value = .string(string)
+  case UInt8(ascii: "t"):
+    guard end - i >= 4, base[i + 1] == UInt8(ascii: "r"), base[i + 2] == UInt8(ascii: "u"),
+      base[i + 3] == UInt8(ascii: "e")
+    else { return false }
+    i += 4
+    value = .bool(true)
+  case UInt8(ascii: "f"):
+    guard end - i >= 5, base[i + 1] == UInt8(ascii: "a"), base[i + 2] == UInt8(ascii: "l"),
+      base[i + 3] == UInt8(ascii: "s"), base[i + 4] == UInt8(ascii: "e")
+    else { return false }
+    i += 5
+    value = .bool(false)
+  case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+    let negative = base[i] == UInt8(ascii: "-")
+    if negative { i += 1 }
+    let digitsStart = i
+    var magnitude = 0
+    while i < end, base[i] >= UInt8(ascii: "0"), base[i] <= UInt8(ascii: "9") {
+      magnitude = magnitude &* 10 &+ Int(base[i] &- UInt8(ascii: "0"))
+      i += 1
+    }
+    let digits = i - digitsStart
+    // No leading zero, no "-0", at most 18 digits (no overflow); a fraction or an exponent is
+    // left to the parser.
+    guard digits > 0, digits <= 18, base[digitsStart] != UInt8(ascii: "0") || (digits == 1 && !negative),
+      i == end || (base[i] != UInt8(ascii: ".") && base[i] != UInt8(ascii: "e") && base[i] != UInt8(ascii: "E"))
+    else { return false }
+    value = .int(Int64(negative ? -magnitude : magnitude))
+  default:
+    return false
+  }
+  skipSpace()
+  guard i < end, base[i] == UInt8(ascii: "}") else { return false }
+  i += 1
+  skipSpace()
+  guard i == end else { return false }
+  let target = UnsafeMutableRawPointer(result)
+  guard reader.readScalar(value, into: target) else { return false }
+  plan.inject(target, found.tag, plan.metadata)
+  return true
+}
