@@ -128,7 +128,9 @@ func _directChecked<T>(_ type: T.Type, agreed: Bool) {
 
 /// The plan of a `SynthesizedCodable` struct, or nil.
 func _directPlan<T>(_ type: T.Type) -> _DirectPlan? {
-  guard T.self is any SynthesizedCodable.Type, _metadataKind(T.self) == _metadataKindStruct else { return nil }
+  guard _wireFastPaths, T.self is any SynthesizedCodable.Type, _metadataKind(T.self) == _metadataKindStruct else {
+    return nil
+  }
   var parts: [(name: String, offset: Int, kind: _DirectKind, writer: _DirectWriter?)] = []
   var readable = true
   let walked = _forEachField(of: T.self) { name, offset, fieldType, _ in
