@@ -47,6 +47,24 @@ def test_a_nul_in_a_str_action_is_an_action_error(lib: Library) -> None:
         assert store.version == 0
 
 
+@pytest.mark.parametrize("backend", ["json", "orjson"])
+def test_a_nul_in_a_dict_action_reaches_the_library_whole(lib: Library, backend: str) -> None:
+    # Encoded actions go to the two-argument rk_store_send (a C string): JSON escapes the NUL
+    # character, so no NUL byte ends the action early.
+    if backend == "orjson":
+        pytest.importorskip("orjson")
+    from reducerkit import _json
+
+    before = _json.BACKEND
+    _json.use(backend)
+    try:
+        with Store("todos", library=lib) as store:
+            store.send({"addTodo": {"title": "a\x00b"}})
+            assert [t["title"] for t in store.state["todos"]] == ["a\x00b"]
+    finally:
+        _json.use(before)
+
+
 def test_a_feature_name_with_a_nul_is_a_value_error(lib: Library) -> None:
     with pytest.raises(ValueError) as raised:
         Store("counter\x00junk", library=lib)

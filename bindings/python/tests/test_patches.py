@@ -61,6 +61,42 @@ def test_apply_shares_unchanged_parts_and_never_changes_the_old_snapshot() -> No
         apply_patch(old, [{"op": "move", "from": "/a", "path": "/b"}])
 
 
+def test_apply_copies_the_containers_on_the_paths_once_and_shares_the_rest() -> None:
+    old = freeze({"a": {"x": [1, 2], "y": {"k": 1}}, "b": [{"i": 0}, {"i": 1}, {"i": 2}],
+                  "c": {"d": [1]}})
+    before = json.dumps(old)
+    ops = [{"op": "replace", "path": "/a/x/0", "value": 9},
+           {"op": "add", "path": "/a/x/-", "value": {"n": [3]}},
+           {"op": "replace", "path": "/a/x/2/n/0", "value": 4},  # inside the value just added
+           {"op": "remove", "path": "/b/0"},
+           {"op": "replace", "path": "/b/0/i", "value": 5},      # the shifted element
+           {"op": "add", "path": "/b/1", "value": 7}]
+    new = apply_patch(old, ops)
+    assert thaw(new) == {"a": {"x": [9, 2, {"n": [4]}], "y": {"k": 1}},
+                         "b": [{"i": 5}, 7, {"i": 2}], "c": {"d": [1]}}
+    assert json.dumps(old) == before  # the old snapshot never changes
+    assert new["a"]["y"] is old["a"]["y"] and new["c"] is old["c"]  # off the paths: shared
+    assert new["b"][2] is old["b"][2]
+    assert new["a"] is not old["a"] and new["b"][0] is not old["b"][1]
+
+    def frozen(value: Any) -> bool:
+        if isinstance(value, dict):
+            return type(value) is FrozenDict and all(frozen(v) for v in value.values())
+        if isinstance(value, list):
+            return type(value) is FrozenList and all(frozen(v) for v in value)
+        return True
+
+    assert frozen(new)
+    # The same path again, through the cache of split paths, and an escaped key.
+    again = apply_patch(new, [{"op": "replace", "path": "/a/x/0", "value": 1},
+                              {"op": "add", "path": "/c/e~1f~0", "value": True}])
+    assert again["a"]["x"][0] == 1 and new["a"]["x"][0] == 9
+    assert again["c"]["e/f~"] is True and "e/f~" not in new["c"]
+    for bad in ("/b/3/i", "/b/01", "/a/x/-/n", "/c/d/0/z"):
+        with pytest.raises(ValueError, match="does not apply"):
+            apply_patch(new, [{"op": "replace", "path": bad, "value": 0}])
+
+
 def test_snapshots_are_read_only_and_copies_are_not() -> None:
     snap = freeze({"todos": [{"id": 1}], "n": 1})
     assert isinstance(snap, dict) and isinstance(snap["todos"], list)

@@ -51,10 +51,7 @@ if os.environ.get("REDUCERKIT_JSON", "").lower() not in ("json", "stdlib"):
     except ImportError:  # pragma: no cover - depends on the environment
         pass
     else:
-        def _or_dumps(value: Any) -> bytes:
-            return _orjson.dumps(value)
-
-        dumps = _or_dumps
+        dumps = _orjson.dumps  # called directly: a wrapper would be one more Python call
         loads = _orjson.loads
         BACKEND = "orjson"
         EncodeError = (TypeError, ValueError, RecursionError, _orjson.JSONEncodeError)

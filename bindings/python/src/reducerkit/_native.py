@@ -242,6 +242,26 @@ class Library:
         # for good when it gets one).
         self.send_untyped_gil: Callable[[Any, bytes], int] = ctypes.PYFUNCTYPE(_status)(
             ("rk_store_send", cdll))
+        # The same pairs for reading the state (Store.state), whose arguments are all ctypes
+        # instances made once (a c_void_p handle, a c_uint64 by value, byref() objects for the
+        # out-parameters), so nothing goes through from_param: rk_store_version(handle,
+        # byref(out)) and rk_store_patch(handle, c_uint64, byref(char *), None,
+        # byref(out_version)). The GIL-keeping ones under the same condition as
+        # send_untyped_gil: the store's locks they take are never held while a callback of
+        # the store runs (header: a callback may call them), so they only wait for Swift work.
+        version_fast = cdll["rk_store_version"]
+        version_fast.restype = _status
+        self.version_untyped: Callable[[Any, Any], int] = version_fast
+        self.version_untyped_gil: Callable[[Any, Any], int] = ctypes.PYFUNCTYPE(_status)(
+            ("rk_store_version", cdll))
+        patch_fast = cdll["rk_store_patch"]
+        patch_fast.restype = _status
+        self.patch_untyped: Callable[[Any, Any, Any, Any, Any], int] = patch_fast
+        self.patch_untyped_gil: Callable[[Any, Any, Any, Any, Any], int] = \
+            ctypes.PYFUNCTYPE(_status)(("rk_store_patch", cdll))
+        # rk_free(c_void_p instance) keeping the GIL: free() waits for nothing.
+        self.free_untyped_gil: Callable[[Any], None] = ctypes.PYFUNCTYPE(None)(
+            ("rk_free", cdll))
         self.version = self.rk_version().decode("utf-8", "replace")
 
     def __repr__(self) -> str:

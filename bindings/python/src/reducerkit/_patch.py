@@ -175,6 +175,32 @@ def resolve(doc: Any, segments: tuple[str, ...] | list[str]) -> Any:
 
 # ---- applying ---------------------------------------------------------------------------
 
+_split_cache: dict[str, tuple[tuple[str, ...], tuple[int, ...]]] = {}
+_MAX_CACHED_PATHS = 4096
+
+
+def _split(path: str) -> tuple[tuple[str, ...], tuple[int, ...]]:
+    """The segments of an op's path and, for each, its value as an array index (-1: not an
+    index, nor ``-``), cached by path text: patches repeat their paths (the same field of
+    the same element, action after action)."""
+    compiled = _split_cache.get(path)
+    if compiled is None:
+        segments = tuple(path[1:].split("/")) if "~" not in path and path else \
+            parse_pointer(path)
+        compiled = (segments, tuple(_as_index(s) for s in segments))
+        if len(_split_cache) < _MAX_CACHED_PATHS:
+            _split_cache[path] = compiled
+    return compiled
+
+
+def _as_index(segment: str) -> int:
+    """``segment`` as an array index (decimal ASCII digits, no leading zero), else -1."""
+    if not segment.isdigit() or (segment != "0" and segment.startswith("0")) \
+            or not segment.isascii():
+        return -1
+    return int(segment)
+
+
 def apply_patch(doc: Any, ops: list[dict[str, Any]]) -> Any:
     """The snapshot ``doc`` with ``ops`` applied, in order. ``doc`` is not changed: the
     containers on each op's path are copied (once per patch), everything else is shared.
@@ -182,17 +208,22 @@ def apply_patch(doc: Any, ops: list[dict[str, Any]]) -> Any:
     Raises:
         ValueError: an op that does not apply (a path to nothing, an unknown op).
     """
-    fresh: set[int] = set()  # containers made by this call: changed in place
+    # Containers made by this call (by id), changed in place by its later ops; a patch of one
+    # op (the common case) needs no record.
+    fresh: set[int] | None = set() if len(ops) > 1 else None
     for op in ops:
         kind = op.get("op")
         try:
             path = op["path"]
-            segments = tuple(path[1:].split("/")) if "~" not in path and path else \
-                parse_pointer(path)
+            compiled = _split_cache.get(path)  # _split(path), without a call when cached
+            segments, indices = compiled if compiled is not None else _split(path)
         except (KeyError, TypeError, AttributeError) as e:
             raise ValueError(f"patch op without a path: {op!r}") from e
         if kind == "replace" or kind == "add":
-            value = freeze(op["value"])
+            value = op["value"]
+            t = type(value)
+            if t is dict or t is list:
+                value = freeze(value)
         elif kind == "remove":
             value = MISSING
         else:
@@ -202,51 +233,105 @@ def apply_patch(doc: Any, ops: list[dict[str, Any]]) -> Any:
             if value is MISSING:
                 raise ValueError("a patch cannot remove the whole document")
             doc = value
-            fresh.clear()
+            if fresh is not None:
+                fresh.clear()
             continue
         try:
-            doc = _apply_at(doc, segments, 0, kind, value, fresh)
+            doc = _apply_op(doc, segments, indices, kind, value, fresh)
         except (KeyError, IndexError, TypeError) as e:
             raise ValueError(f"patch op {op!r} does not apply: no {e}") from None
     return doc
 
 
-def _apply_at(node: Any, segments: tuple[str, ...], depth: int, kind: str, value: Any,
-              fresh: set[int]) -> Any:
-    segment = segments[depth]
-    last = depth == len(segments) - 1
+def _apply_op(doc: Any, segments: tuple[str, ...], indices: tuple[int, ...], kind: str,
+              value: Any, fresh: set[int] | None) -> Any:
+    """``doc`` with one op applied: finds the containers on the path (raising KeyError or
+    TypeError for a path to nothing before changing anything), changes a copy of the last
+    one, and copies its ancestors bottom-up to hold the new child. A container this call
+    made (in ``fresh``) is changed in place instead, and then its ancestors already hold it."""
+    last = len(segments) - 1
+    above: list[Any] = []  # the containers above the target's, root first
+    node = doc
+    depth = 0
+    while depth < last:
+        if isinstance(node, dict):
+            above.append(node)
+            node = node[segments[depth]]
+        elif isinstance(node, list):
+            i = indices[depth]
+            if i < 0 or i >= len(node):
+                raise KeyError(segments[depth])
+            above.append(node)
+            node = node[i]
+        else:
+            raise TypeError(f"container at {render_pointer(segments[:depth])}")
+        depth += 1
+    segment = segments[last]
     if isinstance(node, dict):
-        if id(node) not in fresh:
-            node = FrozenDict(node)
-            fresh.add(id(node))
-        if last:
+        if kind != "add" and segment not in node:
+            raise KeyError(segment)
+        if fresh is not None and id(node) in fresh:
             if kind == "remove":
                 _dict_del(node, segment)
-            elif kind == "replace" and segment not in node:
-                raise KeyError(segment)
             else:
                 _dict_set(node, segment, value)
+            return doc  # reachable from doc: its ancestors hold it already
+        node = FrozenDict(node)
+        if kind == "remove":
+            _dict_del(node, segment)
         else:
-            _dict_set(node, segment, _apply_at(node[segment], segments, depth + 1, kind, value,
-                                               fresh))
-        return node
-    if isinstance(node, list):
-        if id(node) not in fresh:
-            node = FrozenList(node[:])  # slicing copies at C speed; the subclass would iterate
-            fresh.add(id(node))
-        if last:
-            i = _index(segment, len(node), end_ok=kind == "add")
-            if kind == "add":
-                _list_insert(node, i, value)
-            elif kind == "remove":
-                _list_del(node, i)
-            else:
-                _list_set(node, i, value)
+            _dict_set(node, segment, value)
+    elif isinstance(node, list):
+        i = indices[last]
+        if i < 0 or i >= len(node):
+            i = _index(segment, len(node), end_ok=kind == "add")  # "-", the end, or KeyError
+        if fresh is not None and id(node) in fresh:
+            _change_list(node, kind, i, value)
+            return doc
+        node = _copy_list(node)
+        _change_list(node, kind, i, value)
+    else:
+        raise TypeError(f"container at {render_pointer(segments[:last])}")
+    if fresh is not None:
+        fresh.add(id(node))
+    # Up the path: each ancestor (copied unless this call made it) holds the new child.
+    child = node
+    while depth:
+        depth -= 1
+        parent = above[depth]
+        if isinstance(parent, dict):
+            key: Any = segments[depth]
+            if fresh is not None and id(parent) in fresh:
+                _dict_set(parent, key, child)
+                return doc
+            parent = FrozenDict(parent)
+            _dict_set(parent, key, child)
         else:
-            i = _index(segment, len(node), end_ok=False)
-            _list_set(node, i, _apply_at(node[i], segments, depth + 1, kind, value, fresh))
-        return node
-    raise TypeError(f"container at {render_pointer(segments[:depth])}")
+            key = indices[depth]
+            if fresh is not None and id(parent) in fresh:
+                _list_set(parent, key, child)
+                return doc
+            parent = _copy_list(parent)
+            _list_set(parent, key, child)
+        if fresh is not None:
+            fresh.add(id(parent))
+        child = parent
+    return child
+
+
+def _change_list(node: list[Any], kind: str, i: int, value: Any) -> None:
+    if kind == "add":
+        _list_insert(node, i, value)
+    elif kind == "remove":
+        _list_del(node, i)
+    else:
+        _list_set(node, i, value)
+
+
+def _copy_list(node: list[Any]) -> FrozenList:
+    # From a FrozenList, list.extend iterates (it copies at C speed only from an exact list
+    # or tuple): one pass. Slicing first would be two passes and a temporary list.
+    return FrozenList(node)
 
 
 def affects(op_path: tuple[str, ...], kind: str, watched: tuple[str, ...]) -> bool:

@@ -386,6 +386,21 @@ def _takes_one_argument(callback: Callable[..., object]) -> bool:
         return False
 
 
+class _PatchOuts:
+    """One thread's arguments of ``rk_store_patch`` for :meth:`Store._catch_up`, made once:
+    ctypes passes instances and ``byref`` objects without converting them."""
+
+    __slots__ = ("since", "json", "json_ref", "text", "version", "version_ref")
+
+    def __init__(self) -> None:
+        self.since = c_uint64()
+        self.json = c_void_p()  # char *, freed with rk_free
+        self.json_ref = byref(self.json)
+        self.text = ctypes.c_char_p.from_buffer(self.json)  # the same pointer, read as bytes
+        self.version = c_uint64()
+        self.version_ref = byref(self.version)
+
+
 class Store(Generic[StateT, ActionT]):
     """A store of a feature implemented in Swift.
 
@@ -527,6 +542,9 @@ class Store(Generic[StateT, ActionT]):
                 else f"borrowed store at {handle.value:#x}")
         self._core = core = _Core(lib, handle, owned, name)
         self._handle = handle
+        # The handle as a ctypes argument object (c_void_p.from_param of its address): the
+        # untyped hot-path calls pass it on as the pointer without converting anything.
+        self._handle_arg = c_void_p.from_param(handle.value)
         self._errors = core.errors  # the same list: a cheap check on the hot path
         core.requests = self._requests = HostRequests(core, providers, loop)
         try:
@@ -540,10 +558,17 @@ class Store(Generic[StateT, ActionT]):
         # Python callback can run on the library's threads (a store Python owns, without a
         # request callback: nothing in the library can want the GIL); `_callbacks_installed`
         # switches to the releasing call for good before the first subscription.
-        self._send_text = (lib.send_untyped_gil if owned and not self._requests.callback_mode
-                           else lib.send_untyped)
-        self._version_fn = lib.rk_store_version
-        self._version_out = c_uint64()
+        # The state is read the same way (`_version_fn`, `_patch_fn`: see Library).
+        if owned and not self._requests.callback_mode:
+            self._send_text = lib.send_untyped_gil
+            self._version_fn = lib.version_untyped_gil
+            self._patch_fn = lib.patch_untyped_gil
+        else:
+            self._send_text = lib.send_untyped
+            self._version_fn = lib.version_untyped
+            self._patch_fn = lib.patch_untyped
+        self._version_out = c_uint64()  # shared by the threads reading this store (see state)
+        self._version_ref = byref(self._version_out)
         with _live_lock:
             _live_cores.add(core)
         self._finalizer = weakref.finalize(self, core.close, reason="finalizer")
@@ -563,6 +588,8 @@ class Store(Generic[StateT, ActionT]):
         effect threads run while this thread is in C, and keeps the reasoning simple: the GIL
         is kept only where nothing in the library can want it.)"""
         self._send_text = self._lib.send_untyped
+        self._version_fn = self._lib.version_untyped
+        self._patch_fn = self._lib.patch_untyped
 
     def _version_or(self, default: str) -> str:
         try:
@@ -649,13 +676,26 @@ class Store(Generic[StateT, ActionT]):
         """
         errors = self._errors
         handle = self._handle
-        if type(action) is str and not errors and handle is not None:
-            data = _str_actions.get(action)  # type: ignore[call-overload]  # a str here
+        if not errors and handle is not None:
+            # The fast path, for a str (its JSON cached) or a dict: JSON this module encoded
+            # has no NUL byte (JSON escapes it), so the two-argument rk_store_send serves
+            # (ctypes converts a size_t argument slowly), and the handle goes as a ready
+            # argument object.
+            kind = type(action)
+            if kind is str:
+                data = _str_actions.get(action)  # type: ignore[call-overload]  # a str here
+                if data is None:
+                    data = _encode_action(action)
+            elif kind is dict:
+                try:
+                    data = _json.dumps(action)
+                except _json.EncodeError as e:
+                    raise JSONError(f"action {action!r} cannot be encoded as JSON: {e}",
+                                    Status.JSON) from e
+            else:
+                data = None
             if data is not None:
-                # The fast path: JSON this module encoded has no NUL byte (JSON escapes it),
-                # so the two-argument rk_store_send serves; ctypes converts a size_t
-                # argument slowly.
-                status = self._send_text(handle, data)
+                status = self._send_text(self._handle_arg, data)
                 if status:
                     self._fail(status)
                 if errors:
@@ -665,8 +705,12 @@ class Store(Generic[StateT, ActionT]):
             self._raise_pending()
         if handle is None:
             self._live_handle()
-        data = _encode_action(action)
-        status = self._send(handle, data, len(data))  # by length: a NUL byte is not the end
+        if isinstance(action, (bytes, bytearray, memoryview)):
+            data = bytes(action)  # the caller's JSON text
+            status = self._send(handle, data, len(data))  # by length: a NUL byte is not the end
+        else:
+            # JSON this module encodes has no NUL byte (as on the fast path above).
+            status = self._send_text(handle, _encode_action(action))
         if status:
             self._fail(status)
         if self._errors:
@@ -676,11 +720,10 @@ class Store(Generic[StateT, ActionT]):
     def version(self) -> int:
         """The number of actions the store has reduced."""
         handle = self._live_handle()
-        out = self._version_out
-        status = self._version_fn(handle, out)
+        status = self._version_fn(handle, self._version_ref)
         if status:
             self._fail(status)
-        return out.value
+        return self._version_out.value
 
     @property
     def state(self) -> StateT:
@@ -697,15 +740,13 @@ class Store(Generic[StateT, ActionT]):
         handle = self._handle
         if handle is None:
             handle = self._live_handle()
-        # ctypes passes an instance by reference itself, faster than byref(). The version
-        # buffer is shared by the threads reading this store: any value read from it is a
-        # version the store had, and a stale label only causes one more patch.
-        out = self._version_out
-        status = self._version_fn(handle, out)
+        # The version buffer is shared by the threads reading this store: any value read
+        # from it is a version the store had, and a stale label only causes one more patch.
+        status = self._version_fn(self._handle_arg, self._version_ref)
         if status:
             self._fail(status)
         cache = self._cache
-        if cache[0] == out.value:
+        if cache[0] == self._version_out.value:
             return cache[1]  # type: ignore[no-any-return]
         state: StateT = self._catch_up(handle, cache)
         return state
@@ -713,23 +754,29 @@ class Store(Generic[StateT, ActionT]):
     def _catch_up(self, handle: c_void_p, cache: tuple[int, Any]) -> Any:
         """The newest snapshot: ``cache`` with the patch since its version applied (the
         whole state first, on the first read)."""
-        lib = self._lib
         outs = _tls.__dict__.get("patch_outs")
         if outs is None:  # out-parameters of this thread (calls may come from any thread)
-            outs = _tls.patch_outs = (c_void_p(), c_size_t(), c_uint64())
-        ptr, length, version = outs
+            outs = _tls.patch_outs = _PatchOuts()
         if cache[1] is None:
+            lib = self._lib
+            ptr, length, version = c_void_p(), c_size_t(), c_uint64()
             status = lib.rk_store_get(handle, None, ptr, length, version)
             if status:
                 self._fail(status)
             cache = (version.value, freeze(_json.loads(lib.take_string(ptr, length))))
         # From the version read: the first call also starts the store's patch history.
-        status = lib.rk_store_patch(handle, cache[0], ptr, length, version)
+        outs.since.value = cache[0]
+        status = self._patch_fn(self._handle_arg, outs.since, outs.json_ref, None,
+                                outs.version_ref)
         if status:
             self._fail(status)
-        ops = _json.loads(lib.take_string(ptr, length))
+        try:
+            data = outs.text.value  # the patch: NUL-terminated JSON, which has no NUL byte
+        finally:
+            self._lib.free_untyped_gil(outs.json)
+        ops = _json.loads(data)  # type: ignore[arg-type]  # bytes: the call succeeded
         state = apply_patch(cache[1], ops) if ops else cache[1]
-        self._cache = (version.value, state)
+        self._cache = (outs.version.value, state)
         return state
 
     def get(self, pointer: str = "") -> Any:
@@ -752,7 +799,7 @@ class Store(Generic[StateT, ActionT]):
         cache = self._cache
         if cache[1] is not None:
             out = c_uint64()
-            status = self._version_fn(handle, out)
+            status = self._version_fn(handle, byref(out))
             if status:
                 self._fail(status)
             if cache[0] == out.value:
