@@ -5,7 +5,7 @@
 #endif
 import CReducerKitShims
 import ReducerKit
-import ReducerKitWire
+@_exported import ReducerKitWire  // JSONValue, WireEncoder, SynthesizedCodable: the types a feature library uses beside this module
 import Synchronization
 
 /// A feature a host can create stores of: a name and a reducer with `Codable` state and actions.

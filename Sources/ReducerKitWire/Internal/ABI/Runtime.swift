@@ -196,12 +196,12 @@ private func _enumFieldsCheck() -> String? {
     build(_ProbeOptional.self, "nothing") { _ in } == .nothing,
   ]
   guard built.allSatisfy({ $0 }) else { return "building sample enum cases by their field records gave \(built)" }
-  guard let plan = _rawEnumPlan(_ProbeCases.self), case .labeled(let labels) = plan.find("z")?.shape,
-    labels.map(\.key) == ["label"], case .positional(let values)? = plan.find("w")?.shape,
-    values.map(\.offset) == [0, 8]
+  guard let plan = _rawEnumPlan(_ProbeCases.self), let z = plan.find("z"), z.kind == .labeled,
+    z.elements.map(\.key) == ["label"], let w = plan.find("w"), w.kind == .positional,
+    w.elements.map(\.offset) == [0, 8]
   else { return "the payload shapes of _ProbeCases read wrong" }
-  guard let wide = _rawEnumPlan(_ProbeTuple.self), case .positional(let elements)? = wide.find("t")?.shape,
-    elements.map(\.offset) == [0, 8, 16, 32]
+  guard let wide = _rawEnumPlan(_ProbeTuple.self), let t = wide.find("t"), t.kind == .positional,
+    t.elements.map(\.offset) == [0, 8, 16, 32]
   else { return "the element offsets of (Int8, Int, String, Bool) read wrong" }
   return nil
 }

@@ -81,24 +81,34 @@ private func _openPayloadReader<P: Decodable>(_ type: P.Type) -> _PayloadReader 
   _TypedPayloadReader<P>()
 }
 
-/// A case's associated values.
-enum _PayloadShape {
+/// How a case's associated values are written.
+enum _PayloadKind: UInt8 {
   /// None: `"name"`, `{"name": {}}` or `{"name": null}`.
   case none
   /// One unlabeled value, written bare: `{"name": value}`.
-  case single(_PayloadReader)
+  case single
   /// Several unlabeled values, written as an array: `{"name": [a, b]}`.
-  case positional([(offset: Int, reader: _PayloadReader)])
+  case positional
   /// Labeled values (or a mix), written as an object: `{"name": {"label": a, "_1": b}}`.
-  case labeled([(key: String, offset: Int, reader: _PayloadReader)])
+  case labeled
 }
 
-/// One case of an enum: its tag (the value witnesses' case index) and payload.
+/// One associated value: its key (`_0` when unlabeled), its offset in the payload, its reader.
+struct _PayloadElement {
+  let key: String
+  let offset: Int
+  let reader: _PayloadReader
+}
+
+/// One case of an enum: its tag (the value witnesses' case index) and payload. (Plain fields,
+/// no enum payloads: a leak checker must see the references, which an enum's spare bits hide.)
 struct _EnumCase {
   let name: String
   let utf8: [UInt8]
   let tag: UInt32
-  let shape: _PayloadShape
+  let kind: _PayloadKind
+  /// `.single`: one; `.positional`, `.labeled`: every value, in order.
+  let elements: [_PayloadElement]
 }
 
 typealias _InjectEnumTag = @convention(c) (UnsafeMutableRawPointer, UInt32, UnsafeRawPointer) -> Void
@@ -191,7 +201,7 @@ func _rawEnumPlan(_ type: Any.Type) -> _EnumPlan? {
     let name = String(cString: namePointer.assumingMemoryBound(to: CChar.self))
     guard let mangled = _relative(record + 4) else {
       guard tag >= payloadCases else { return nil }
-      cases.append(_EnumCase(name: name, utf8: Array(name.utf8), tag: UInt32(tag), shape: .none))
+      cases.append(_EnumCase(name: name, utf8: Array(name.utf8), tag: UInt32(tag), kind: .none, elements: []))
       continue
     }
     guard tag < payloadCases else { return nil }
@@ -200,9 +210,9 @@ func _rawEnumPlan(_ type: Any.Type) -> _EnumPlan? {
       let payloadType = _getTypeByMangledNameInContext(
         mangledName, UInt(_mangledNameLength(mangledName)), genericContext: descriptor,
         genericArguments: genericArguments),
-      let shape = _payloadShape(payloadType)
+      let (kind, elements) = _payloadShape(payloadType)
     else { return nil }
-    cases.append(_EnumCase(name: name, utf8: Array(name.utf8), tag: UInt32(tag), shape: shape))
+    cases.append(_EnumCase(name: name, utf8: Array(name.utf8), tag: UInt32(tag), kind: kind, elements: elements))
   }
   return _EnumPlan(metadata: metadata, inject: inject, cases: cases)
   #else
@@ -211,10 +221,11 @@ func _rawEnumPlan(_ type: Any.Type) -> _EnumPlan? {
 }
 
 /// The shape of a payload of type `type` (a tuple for several or labeled values).
-private func _payloadShape(_ type: Any.Type) -> _PayloadShape? {
+private func _payloadShape(_ type: Any.Type) -> (_PayloadKind, [_PayloadElement])? {
   let metadata = unsafeBitCast(type, to: UnsafeRawPointer.self)
   guard metadata.load(as: UInt.self) == 0x301 else {  // not a tuple: one unlabeled value
-    return _payloadReader(type).map { .single($0) }
+    guard let reader = _payloadReader(type) else { return nil }
+    return (.single, [_PayloadElement(key: "_0", offset: 0, reader: reader)])
   }
   // Tuple metadata: kind, element count, labels (space-separated, each followed by a space;
   // an empty label for an unlabeled element), then (type, offset) per element, 16 bytes each
@@ -226,18 +237,18 @@ private func _payloadShape(_ type: Any.Type) -> _PayloadShape? {
   if labels.count == elementCount + 1, labels.last == "" { labels.removeLast() }
   if labels.isEmpty { labels = Array(repeating: "", count: elementCount) }
   guard labels.count == elementCount, elementCount > 0 else { return nil }
-  var elements: [(key: String, offset: Int, reader: _PayloadReader)] = []
+  var elements: [_PayloadElement] = []
   for i in 0..<elementCount {
     let element = metadata + 24 + i * 2 * MemoryLayout<Int>.size
     let elementType = unsafeBitCast(element.load(as: UnsafeRawPointer.self), to: Any.Type.self)
     let offset = Int(element.load(fromByteOffset: 8, as: UInt32.self))
     guard let reader = _payloadReader(elementType) else { return nil }
-    elements.append((key: labels[i].isEmpty ? "_\(i)" : labels[i], offset: offset, reader: reader))
+    elements.append(_PayloadElement(key: labels[i].isEmpty ? "_\(i)" : labels[i], offset: offset, reader: reader))
   }
   if labels.allSatisfy(\.isEmpty) {
-    return elementCount == 1 ? .single(elements[0].reader) : .positional(elements.map { ($0.offset, $0.reader) })
+    return (elementCount == 1 ? .single : .positional, elements)
   }
-  return .labeled(elements)
+  return (.labeled, elements)
 }
 
 // MARK: - Trust
@@ -260,6 +271,7 @@ func _enumState<T: Decodable>(_ type: T.Type) -> _EnumState {
     // The names `init(from:)` takes (found by probing it) are the cases' names: no renamed keys.
     Set(_caseNames(of: T.self)) == Set(plan.cases.map(\.name))
   {
+    _allPlans.withLock { $0.append(plan) }
     state = .checking(plan, left: _directChecks)
   } else {
     state = .unsupported
@@ -299,7 +311,7 @@ extension _DecoderImpl {
     let payload: JSONValue?
     switch value {
     case .string(let name):
-      guard let found = plan.find(name), case .none = found.shape else { return false }
+      guard let found = plan.find(name), found.kind == .none else { return false }
       enumCase = found
       payload = nil
     case .object(let members):
@@ -320,23 +332,24 @@ extension _DecoderImpl {
     -> Bool
   {
     let caseKey = _StringKey(enumCase.name)
-    switch enumCase.shape {
+    let elements = enumCase.elements
+    switch enumCase.kind {
     case .none:
       switch payload {
       case nil, .null?: return true
       case .object(let members)? where members.isEmpty: return true
       default: return false
       }
-    case .single(let reader):
+    case .single:
       // Any value stands for the one value (an object or array too: it is the value's own).
       guard let payload else { return false }
-      return reader.read(payload, into: target, self, caseKey: caseKey, key: _StringKey("_0"), style: .hidden)
-    case .positional(let elements):
+      return elements[0].reader.read(payload, into: target, self, caseKey: caseKey, key: _StringKey("_0"), style: .hidden)
+    case .positional:
       guard case .array(let values)? = payload, values.count == elements.count else { return false }
       return readAll(elements.count, into: target, caseKey: caseKey) { i in
         (values[i], elements[i].offset, elements[i].reader, _StringKey("_\(i)"), .index)
       }
-    case .labeled(let elements):
+    case .labeled:
       guard case .object(let members)? = payload, members.count == elements.count else { return false }
       return readAll(elements.count, into: target, caseKey: caseKey) { i in
         let key = elements[i].key
@@ -421,7 +434,7 @@ func _decodeSmallEnum<T>(_ bytes: UnsafeRawBufferPointer, plan: _EnumPlan, into 
   if base[i] == UInt8(ascii: "\"") {
     guard let name = simpleBytes() else { return false }
     skipSpace()
-    guard i == end, let index = plan.find(utf8: name), case .none = plan.cases[index].shape else { return false }
+    guard i == end, let index = plan.find(utf8: name), plan.cases[index].kind == .none else { return false }
     plan.inject(UnsafeMutableRawPointer(result), plan.cases[index].tag, plan.metadata)
     return true
   }
@@ -430,7 +443,8 @@ func _decodeSmallEnum<T>(_ bytes: UnsafeRawBufferPointer, plan: _EnumPlan, into 
   skipSpace()
   guard let name = simpleBytes(), let index = plan.find(utf8: name) else { return false }
   let found = plan.cases[index]
-  guard case .single(let reader) = found.shape else { return false }
+  guard found.kind == .single else { return false }
+  let reader = found.elements[0].reader
   skipSpace()
   guard i < end, base[i] == UInt8(ascii: ":") else { return false }
   i += 1

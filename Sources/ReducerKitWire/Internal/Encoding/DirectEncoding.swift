@@ -102,11 +102,18 @@ enum _DirectState: Sendable {
 
 private let _directStates = Mutex<[ObjectIdentifier: _DirectState]>([:])
 
+/// Every plan ever made, for the life of the process (one per type). The states above hold
+/// them inside an enum, whose spare pointer bits hide them from leak checkers (valgrind
+/// reports them as lost); here they are plain references.
+let _allPlans = Mutex<[AnyObject]>([])
+
 /// The state of `T`, building its plan the first time.
 func _directState<T>(_ type: T.Type) -> _DirectState {
   let id = ObjectIdentifier(T.self)
   if let known = _directStates.withLock({ $0[id] }) { return known }
-  let state: _DirectState = _directPlan(T.self).map { .checking($0, left: _directChecks) } ?? .unsupported
+  let plan = _directPlan(T.self)
+  if let plan { _allPlans.withLock { $0.append(plan) } }
+  let state: _DirectState = plan.map { .checking($0, left: _directChecks) } ?? .unsupported
   return _directStates.withLock { states in
     if let raced = states[id] { return raced }
     states[id] = state

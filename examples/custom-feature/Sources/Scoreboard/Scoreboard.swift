@@ -1,8 +1,9 @@
 import ReducerKit
+import ReducerKitFFI  // SynthesizedCodable
 
 /// A user's feature: two teams' scores, saved through a host endpoint.
 public struct Scoreboard: Reducer {
-  public struct State: Codable, Equatable, Sendable {
+  public struct State: SynthesizedCodable, Equatable, Sendable {
     public var home = 0
     public var away = 0
     public var log: [String] = []
@@ -13,7 +14,7 @@ public struct Scoreboard: Reducer {
 
   public enum Team: String, Codable, CaseIterable, Sendable { case home, away }
 
-  public enum Action: Codable, Equatable, Sendable {
+  public enum Action: SynthesizedCodable, Equatable, Sendable {
     case score(team: Team, points: Int)
     case reset
     /// Saves the score through the `saveScore` endpoint.
