@@ -179,6 +179,19 @@ struct Values {
     #expect(isTrusted(DirectTodo.self))
   }
 
+  /// Strings of every length up to past the buffer's first sizes, in every property order
+  /// (a string that fills the buffer exactly must leave room for what follows it).
+  @Test func longStrings() throws {
+    for length in 0..<700 {
+      let title = String(repeating: "k", count: length)
+      let todo = DirectTodo(id: length, title: title, isComplete: length % 2 == 0)
+      let expected = #"{"id":\#(length),"title":"\#(title)","isComplete":\#(length % 2 == 0)}"#
+      #expect(try WireEncoder().encodeToString(todo) == expected)
+      #expect(try WireEncoder().encodeToString([todo, todo]) == "[\(expected),\(expected)]")
+    }
+    #expect(isTrusted(DirectTodo.self))
+  }
+
   @Test func errorsKeepTheirPath() throws {
     for i in 0..<(_directChecks + 4) {
       expectSame(DirectNumbers(i8: 1, u8: 2, i32: 3, u32: 4, i64: 5, u64: 6, u: 7, d: Double(i), f: 1, maybe: nil))

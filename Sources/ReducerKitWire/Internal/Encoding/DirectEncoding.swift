@@ -50,8 +50,6 @@ final class _DirectPlan: @unchecked Sendable {
   /// Every property is an integer, a `Bool` or a `String`: writing cannot fail, so no path
   /// is kept (`writeInfallible`).
   let infallible: Bool
-  /// Bytes every value takes at most, beside its strings' contents.
-  let reserve: Int
 
   init(_ parts: [(name: String, offset: Int, kind: _DirectKind, writer: _DirectWriter?)]) {
     var keyBytes = _ByteBuffer(capacity: 64)
@@ -75,8 +73,6 @@ final class _DirectPlan: @unchecked Sendable {
       case .double, .float, .value, .optional: false
       }
     }
-    // Braces and commas; 20 digits and a sign, `false` or two quotes per value.
-    self.reserve = 2 + keyBytes.count + parts.count * 22
   }
 
   deinit {
@@ -269,10 +265,12 @@ extension _EncoderImpl {
   func writeInfallible(_ plan: _DirectPlan, _ base: UnsafeRawPointer) {
     let fields = plan.fields
     let keys = plan.keys.baseAddress.unsafelyUnwrapped
-    out.reserve(plan.reserve)
-    out.appendUnchecked(UInt8(ascii: "{"))
+    out.append(UInt8(ascii: "{"))
     for i in 0..<fields.count {
       let field = fields[i]
+      // Room for the comma, the key and a value other than a string (whose append makes its
+      // own room, leaving none to spare: this is per property, not once per struct).
+      out.reserve(field.keyCount &+ 24)
       if i > 0 { out.appendUnchecked(UInt8(ascii: ",")) }
       out.appendUnchecked(keys + field.keyStart, count: field.keyCount)
       let pointer = base + field.offset
