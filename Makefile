@@ -217,7 +217,7 @@ test-stubs: lib
 test-python: lib $(BUILD)/reducerkit-check
 	cd bindings/python && $(PYTHON) -m mypy --strict src/reducerkit
 	$(PYTHON) -m pip install -q ./bindings/python
-	cd bindings/python && REDUCERKIT_LIB=$(abspath $(LIB)) $(PYTHON) -m pytest -q tests
+	cd bindings/python && REDUCERKIT_LIB=$(abspath $(LIB)) REDUCERKIT_REQUIRE_SPEEDUPS=1 $(PYTHON) -m pytest -q tests
 
 # One store, two languages, one process: C owns a store, embedded CPython borrows it.
 PYTHON_CONFIG ?= $(PYTHON)-config
@@ -239,6 +239,7 @@ bench: lib
 # writes benchmarks/results/scaling.{md,json,png}.
 bench-scaling: lib $(BUILD)/bench/c_scaling
 	$(PYTHON) -m pip install -q -r benchmarks/requirements.txt
+	$(PYTHON) -m pip install -q ./bindings/python
 	REDUCERKIT_LIB=$(abspath $(LIB)) $(PYTHON) benchmarks/scaling.py --c $(BUILD)/bench/c_scaling
 
 # Instructions per operation (callgrind; repeatable under load): a cached send, a never-seen

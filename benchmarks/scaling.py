@@ -30,8 +30,16 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "bindings" / "python" / "src"))
-import reducerkit  # noqa: E402
+SRC = HERE.parent / "bindings" / "python" / "src"
+try:  # the installed package (`make bench-scaling` installs the checkout's, with _speedups)
+    import reducerkit
+    FROM_SRC = False
+except ImportError:  # else the source tree (sends go through ctypes alone)
+    sys.path.insert(0, str(SRC))
+    import reducerkit
+    FROM_SRC = True
+print(f"reducerkit from {Path(reducerkit.__file__).parent} (compiled send path: "
+      f"{'yes' if getattr(reducerkit.store, '_speedups', None) else 'no, ctypes'})", file=sys.stderr)
 
 SIZES = (10, 1_000, 10_000, 100_000)
 RESULTS = HERE / "results"
@@ -167,8 +175,9 @@ def python_fixed(repeat: int) -> list[dict[str, Any]]:
 
     # Import time: whole processes, CPU time (user + system, the least of 15 runs) over
     # `python -c pass`, with bytecode caches written and used, as an installed package has.
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env["PYTHONPATH"] = str(HERE.parent / "bindings" / "python" / "src")
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPATH")}
+    if FROM_SRC:
+        env["PYTHONPATH"] = str(SRC)
 
     def run(code: str) -> float:
         import resource

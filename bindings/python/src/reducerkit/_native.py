@@ -235,6 +235,8 @@ class Library:
         send_fast = cdll["rk_store_send"]
         send_fast.restype = _status
         self.send_untyped: Callable[[Any, bytes], int] = send_fast
+        # rk_store_send's address, for the compiled call path (_speedups; see Store.send).
+        self.send_address: int = ctypes.cast(send_fast, ctypes.c_void_p).value or 0
         # The same, keeping the GIL during the call (no release and retake: most of the cost
         # of a ctypes call). Only for a store no Python callback can be called from, so that
         # nothing the library runs during the send waits for the GIL: a store Python created,

@@ -27,6 +27,11 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, TypeAlias
 
 from . import _json
 
+try:  # the optional compiled call path for send (_speedups.c); ctypes alone without it
+    from . import _speedups
+except ImportError:  # not built (no compiler at install time), or not CPython >= 3.11
+    _speedups = None  # type: ignore[assignment]
+
 if TYPE_CHECKING:  # type-parameter defaults (PEP 696) for type checkers; plain at run time
     from typing_extensions import TypeVar
 
@@ -559,14 +564,21 @@ class Store(Generic[StateT, ActionT]):
         # request callback: nothing in the library can want the GIL); `_callbacks_installed`
         # switches to the releasing call for good before the first subscription.
         # The state is read the same way (`_version_fn`, `_patch_fn`: see Library).
+        # With _speedups, the send fast path calls rk_store_send without ctypes
+        # (`_fast_send(address, handle, data)`), keeping or releasing the GIL as above.
+        self._send_address = lib.send_address
+        self._handle_value: int = handle.value or 0
+        self._fast_send: Callable[[int, int, bytes], int] | None
         if owned and not self._requests.callback_mode:
             self._send_text = lib.send_untyped_gil
             self._version_fn = lib.version_untyped_gil
             self._patch_fn = lib.patch_untyped_gil
+            self._fast_send = _speedups.send_keep_gil if _speedups and self._send_address else None
         else:
             self._send_text = lib.send_untyped
             self._version_fn = lib.version_untyped
             self._patch_fn = lib.patch_untyped
+            self._fast_send = _speedups.send_release_gil if _speedups and self._send_address else None
         self._version_out = c_uint64()  # shared by the threads reading this store (see state)
         self._version_ref = byref(self._version_out)
         with _live_lock:
@@ -590,6 +602,8 @@ class Store(Generic[StateT, ActionT]):
         self._send_text = self._lib.send_untyped
         self._version_fn = self._lib.version_untyped
         self._patch_fn = self._lib.patch_untyped
+        if self._fast_send is not None:
+            self._fast_send = _speedups.send_release_gil
 
     def _version_or(self, default: str) -> str:
         try:
@@ -695,7 +709,11 @@ class Store(Generic[StateT, ActionT]):
             else:
                 data = None
             if data is not None:
-                status = self._send_text(self._handle_arg, data)
+                fast = self._fast_send
+                if fast is not None:
+                    status = fast(self._send_address, self._handle_value, data)
+                else:
+                    status = self._send_text(self._handle_arg, data)
                 if status:
                     self._fail(status)
                 if errors:
