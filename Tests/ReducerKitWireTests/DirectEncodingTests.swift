@@ -111,6 +111,16 @@ struct Values {
   }
 }
 
+/// Encodes runs of elements with `encode(contentsOf:)`, as `TrackedArray` does per leaf.
+struct Runs<Element: Encodable & Sendable>: Encodable, Sendable {
+  var runs: [ContiguousArray<Element>]
+  func encode(to encoder: any Encoder) throws {
+    var container = encoder.unkeyedContainer()
+    for run in runs { try container.encode(contentsOf: run) }
+    try container.encode(contentsOf: runs.first.map(Array.init) ?? [])  // an Array too
+  }
+}
+
 @Suite struct DirectEncodingTests {
   /// Both encoders, both null styles: the direct path's bytes must be the reference
   /// encoder's (which always goes through `encode(to:)`).
@@ -188,6 +198,19 @@ struct Values {
       let expected = #"{"id":\#(length),"title":"\#(title)","isComplete":\#(length % 2 == 0)}"#
       #expect(try WireEncoder().encodeToString(todo) == expected)
       #expect(try WireEncoder().encodeToString([todo, todo]) == "[\(expected),\(expected)]")
+    }
+    #expect(isTrusted(DirectTodo.self))
+  }
+
+  /// Runs written in one loop (`encode(contentsOf:)`) give the bytes `encode(to:)` gives,
+  /// before and after the type is trusted, with elements of other types mixed in.
+  @Test func runsOfElements() throws {
+    var values = Values(state: 0x1234_5678_9ABC_DEF1)
+    for round in 0..<40 {
+      let runs = (0..<(round % 4)).map { _ in ContiguousArray((0..<values.int(0...40)).map { _ in values.todo() }) }
+      expectSame(Runs(runs: runs))
+      expectSame(Runs(runs: [ContiguousArray((0..<3).map { _ in values.numbers() })]))
+      expectSame(Runs(runs: [[values.int(0...9), 3]]))
     }
     #expect(isTrusted(DirectTodo.self))
   }

@@ -246,9 +246,9 @@ extension TrackedArray: Encodable where Element: Encodable {
   /// Encodes the elements as an array.
   public func encode(to encoder: any Encoder) throws {
     var container = encoder.unkeyedContainer()
-    try vector.forEachLeaf { leaf in
-      for element in leaf { try container.encode(element) }
-    }
+    // A leaf at a time: an encoder may write a contiguous run of elements in one go
+    // (`encode(contentsOf:)`; ReducerKit's wire encoder does for `SynthesizedCodable` structs).
+    try vector.forEachLeaf { leaf in try container.encode(contentsOf: leaf) }
   }
 }
 

@@ -302,6 +302,30 @@ struct _UnkeyedEncoder: UnkeyedEncodingContainer {
     _ = try impl.beginElement(frame, id)
     impl.appendText(value.description)
   }
+  /// Elements in contiguous storage whose type has a trusted plan that cannot fail are
+  /// written in one loop (no per-element protocol calls or copies); others one by one.
+  mutating func encode<S: Sequence>(contentsOf sequence: S) throws where S.Element: Encodable {
+    if let plan = impl.trustedPlan(S.Element.self),
+      plan._withUnsafeGuaranteedRef({ $0.infallible }),
+      try sequence.withContiguousStorageIfAvailable({ (elements) throws -> Void in
+        guard let base = elements.baseAddress else { return }
+        let (frame, id) = (self.frame, self.id)
+        // Guaranteed references: no retain and release of the encoder or plan per element.
+        try Unmanaged.passUnretained(impl)._withUnsafeGuaranteedRef { impl in
+          try plan._withUnsafeGuaranteedRef { plan in
+            for i in 0..<elements.count {
+              _ = try impl.beginElement(frame, id)
+              impl.writeInfallible(plan, UnsafeRawPointer(base + i))
+            }
+          }
+        }
+      }) != nil
+    {
+      return
+    }
+    for element in sequence { try encode(element) }
+  }
+
   mutating func encode<T: Encodable>(_ value: T) throws {
     let i = try impl.beginElement(frame, id)
     if impl.encodeByPlan(value) { return }
