@@ -1,5 +1,3 @@
-import Synchronization
-
 /// A JSON Schema (draft 2020-12) for the wire form of `T`.
 ///
 /// ```swift
@@ -49,11 +47,13 @@ func _caseNames<T: Decodable>(of type: T.Type) -> [String] {
 
 private func _cases<T: Decodable>(of type: T.Type) -> (names: [String], signatures: [String]) {
   let id = ObjectIdentifier(T.self)
-  if let cached = _signatureCache.withLock({ $0[id] }) { return cached }
+  if let cached = _withWireTables({ _signatureCache[id] }) { return cached }
   let cases = _ProbeSession().enumCases(of: T.self) ?? []
   let result = (names: cases.map(\.name), signatures: cases.map(\.signature))
-  _signatureCache.withLock { $0[id] = result }
+  _withWireTables { _signatureCache[id] = result }
   return result
 }
 
-private let _signatureCache = Mutex<[ObjectIdentifier: (names: [String], signatures: [String])]>([:])
+// `nonisolated(unsafe)`: read and written only inside `_withWireTables` (a pthread mutex, which
+// ThreadSanitizer sees; see DirectEncoding.swift).
+nonisolated(unsafe) private var _signatureCache: [ObjectIdentifier: (names: [String], signatures: [String])] = [:]

@@ -5,8 +5,6 @@
 // fails) is handed to `init(from:)`, which gives the value or the error. Trusted only after the
 // first values of a type decoded to the same value both ways.
 
-import Synchronization
-
 #if canImport(Glibc)
   @preconcurrency import Glibc
 #elseif canImport(Darwin)
@@ -260,34 +258,35 @@ enum _EnumState: Sendable {
   case trusted(_EnumPlan)
 }
 
-private let _enumStates = Mutex<[ObjectIdentifier: _EnumState]>([:])
+// `nonisolated(unsafe)`: read and written only inside `_withWireTables` (DirectEncoding.swift).
+nonisolated(unsafe) private var _enumStates: [ObjectIdentifier: _EnumState] = [:]
 
 /// The state of `T`, reading its plan the first time.
 func _enumState<T: Decodable>(_ type: T.Type) -> _EnumState {
   let id = ObjectIdentifier(T.self)
-  if let known = _enumStates.withLock({ $0[id] }) { return known }
-  let state: _EnumState
-  if T.self is any SynthesizedCodable.Type, _wireFastPaths, let plan = _rawEnumPlan(T.self),
+  if let known = _withWireTables({ _enumStates[id] }) { return known }
+  var plan: _EnumPlan?
+  if T.self is any SynthesizedCodable.Type, _wireFastPaths, let read = _rawEnumPlan(T.self),
     // The names `init(from:)` takes (found by probing it) are the cases' names: no renamed keys.
-    Set(_caseNames(of: T.self)) == Set(plan.cases.map(\.name))
+    Set(_caseNames(of: T.self)) == Set(read.cases.map(\.name))
   {
-    _allPlans.withLock { $0.append(plan) }
-    state = .checking(plan, left: _directChecks)
-  } else {
-    state = .unsupported
+    plan = read
   }
-  return _enumStates.withLock { states in
-    if let raced = states[id] { return raced }
-    states[id] = state
+  let state: _EnumState = plan.map { .checking($0, left: _directChecks) } ?? .unsupported
+  return _withWireTables {
+    if let raced = _enumStates[id] { return raced }
+    if let plan { _allPlans.append(plan) }
+    _enumStates[id] = state
     return state
   }
 }
 
 /// Records whether the direct path read what `init(from:)` read for a value of `T`.
 func _enumChecked<T>(_ type: T.Type, agreed: Bool) {
-  _enumStates.withLock { states in
-    guard case .checking(let plan, let left)? = states[ObjectIdentifier(T.self)] else { return }
-    states[ObjectIdentifier(T.self)] = !agreed ? .unsupported : left <= 1 ? .trusted(plan) : .checking(plan, left: left - 1)
+  _withWireTables {
+    let id = ObjectIdentifier(T.self)
+    guard case .checking(let plan, let left)? = _enumStates[id] else { return }
+    _enumStates[id] = !agreed ? .unsupported : left <= 1 ? .trusted(plan) : .checking(plan, left: left - 1)
   }
 }
 

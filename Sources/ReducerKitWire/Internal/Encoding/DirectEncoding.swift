@@ -4,7 +4,12 @@
 // both ways.
 
 @_spi(Reflection) import Swift
-import Synchronization
+
+#if canImport(Glibc)
+  @preconcurrency import Glibc
+#elseif canImport(Darwin)
+  @preconcurrency import Darwin
+#endif
 
 /// Writes a stored property of one type (at `pointer`) as the value of `key`: a class, so
 /// a plan holds it by reference (a closure would capture a metatype that is not `Sendable`).
@@ -96,35 +101,57 @@ enum _DirectState: Sendable {
   case trusted(_DirectPlan)
 }
 
-private let _directStates = Mutex<[ObjectIdentifier: _DirectState]>([:])
+// The codec's process-wide tables (struct plans here, enum plans in DirectDecoding.swift,
+// case signatures in Schema.swift), read and written only inside `_withWireTables`.
+// `nonisolated(unsafe)`: every access holds `_wireTablesMutex`.
+nonisolated(unsafe) private var _directStates: [ObjectIdentifier: _DirectState] = [:]
+/// Every plan ever made, for the life of the process (one per type). The tables hold plans
+/// inside enums, whose spare pointer bits hide them from leak checkers (valgrind reports them
+/// as lost); here they are plain references.
+nonisolated(unsafe) var _allPlans: [AnyObject] = []
 
-/// Every plan ever made, for the life of the process (one per type). The states above hold
-/// them inside an enum, whose spare pointer bits hide them from leak checkers (valgrind
-/// reports them as lost); here they are plain references.
-let _allPlans = Mutex<[AnyObject]>([])
+/// The lock of the codec's tables: a pthread mutex, not `Synchronization.Mutex`, which on Linux
+/// locks with futexes inside the uninstrumented standard library, so ThreadSanitizer would
+/// see no synchronization (pthread mutexes it intercepts). Made once, never freed.
+// `nonisolated(unsafe)`: initialized once (a global's lazy initializer runs once, thread
+// safely) and never reassigned; the mutex it points to is what synchronizes.
+nonisolated(unsafe) private let _wireTablesMutex: UnsafeMutablePointer<pthread_mutex_t> = {
+  let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+  mutex.initialize(to: pthread_mutex_t())
+  pthread_mutex_init(mutex, nil)
+  return mutex
+}()
+
+/// Runs `body` holding the lock of the codec's tables (never calls out while holding it).
+func _withWireTables<R>(_ body: () -> R) -> R {
+  pthread_mutex_lock(_wireTablesMutex)
+  defer { pthread_mutex_unlock(_wireTablesMutex) }
+  return body()
+}
 
 /// The state of `T`, building its plan the first time.
 func _directState<T>(_ type: T.Type) -> _DirectState {
   let id = ObjectIdentifier(T.self)
-  if let known = _directStates.withLock({ $0[id] }) { return known }
+  if let known = _withWireTables({ _directStates[id] }) { return known }
   let plan = _directPlan(T.self)
-  if let plan { _allPlans.withLock { $0.append(plan) } }
   let state: _DirectState = plan.map { .checking($0, left: _directChecks) } ?? .unsupported
-  return _directStates.withLock { states in
-    if let raced = states[id] { return raced }
-    states[id] = state
+  return _withWireTables {
+    if let raced = _directStates[id] { return raced }
+    if let plan { _allPlans.append(plan) }
+    _directStates[id] = state
     return state
   }
 }
 
 /// Records whether the direct path wrote what `encode(to:)` wrote for a value of `T`.
 func _directChecked<T>(_ type: T.Type, agreed: Bool) {
-  _directStates.withLock { states in
-    guard case .checking(let plan, let left)? = states[ObjectIdentifier(T.self)] else { return }
+  _withWireTables {
+    let id = ObjectIdentifier(T.self)
+    guard case .checking(let plan, let left)? = _directStates[id] else { return }
     if !agreed {
-      states[ObjectIdentifier(T.self)] = .unsupported
+      _directStates[id] = .unsupported
     } else {
-      states[ObjectIdentifier(T.self)] = left <= 1 ? .trusted(plan) : .checking(plan, left: left - 1)
+      _directStates[id] = left <= 1 ? .trusted(plan) : .checking(plan, left: left - 1)
     }
   }
 }
