@@ -251,43 +251,24 @@ private func _payloadShape(_ type: Any.Type) -> (_PayloadKind, [_PayloadElement]
 
 // MARK: - Trust
 
-/// What the decoder knows of an enum type.
-enum _EnumState: Sendable {
-  case unsupported
-  case checking(_EnumPlan, left: Int)
-  case trusted(_EnumPlan)
-}
+typealias _EnumState = _PlanState<_EnumPlan>
 
-// `nonisolated(unsafe)`: read and written only inside `_withWireTables` (DirectEncoding.swift).
-nonisolated(unsafe) private var _enumStates: [ObjectIdentifier: _EnumState] = [:]
+let _enumPlans = _PlanTable<_EnumPlan>()
 
 /// The state of `T`, reading its plan the first time.
 func _enumState<T: Decodable>(_ type: T.Type) -> _EnumState {
-  let id = ObjectIdentifier(T.self)
-  if let known = _withWireTables({ _enumStates[id] }) { return known }
-  var plan: _EnumPlan?
-  if T.self is any SynthesizedCodable.Type, _wireFastPaths, let read = _rawEnumPlan(T.self),
-    // The names `init(from:)` takes (found by probing it) are the cases' names: no renamed keys.
-    Set(_caseNames(of: T.self)) == Set(read.cases.map(\.name))
-  {
-    plan = read
-  }
-  let state: _EnumState = plan.map { .checking($0, left: _directChecks) } ?? .unsupported
-  return _withWireTables {
-    if let raced = _enumStates[id] { return raced }
-    if let plan { _allPlans.append(plan) }
-    _enumStates[id] = state
-    return state
+  _enumPlans.state(of: T.self) {
+    guard T.self is any SynthesizedCodable.Type, _wireFastPaths, let plan = _rawEnumPlan(T.self),
+      // The names `init(from:)` takes (found by probing it) are the cases' names: no renamed keys.
+      Set(_caseNames(of: T.self)) == Set(plan.cases.map(\.name))
+    else { return nil }
+    return plan
   }
 }
 
 /// Records whether the direct path read what `init(from:)` read for a value of `T`.
 func _enumChecked<T>(_ type: T.Type, agreed: Bool) {
-  _withWireTables {
-    let id = ObjectIdentifier(T.self)
-    guard case .checking(let plan, let left)? = _enumStates[id] else { return }
-    _enumStates[id] = !agreed ? .unsupported : left <= 1 ? .trusted(plan) : .checking(plan, left: left - 1)
-  }
+  _enumPlans.checked(T.self, agreed: agreed)
 }
 
 /// Whether two values of `T` encode to the same bytes (the check between the two paths).
@@ -409,24 +390,9 @@ func _decodeSmallEnum<T>(_ bytes: UnsafeRawBufferPointer, plan: _EnumPlan, into 
       guard byte >= 0x20, byte < 0x80, byte != UInt8(ascii: "\\") else { return nil }
       j += 1
     }
-    guard j < end, j > start else { return nil }
-    i = j + 1
-    return UnsafeBufferPointer(start: base + start, count: j - start)
-  }
-  /// An ASCII string without escapes starting at the `"` at `i`; moves past its closing quote.
-  func simpleString() -> String? {
-    guard i < end, base[i] == UInt8(ascii: "\"") else { return nil }
-    let start = i + 1
-    var j = start
-    while j < end {
-      let byte = base[j]
-      if byte == UInt8(ascii: "\"") { break }
-      guard byte >= 0x20, byte < 0x80, byte != UInt8(ascii: "\\") else { return nil }
-      j += 1
-    }
     guard j < end else { return nil }
     i = j + 1
-    return String(decoding: UnsafeBufferPointer(start: base + start, count: j - start), as: UTF8.self)
+    return UnsafeBufferPointer(start: base + start, count: j - start)
   }
   skipSpace()
   guard i < end else { return false }
@@ -452,8 +418,8 @@ func _decodeSmallEnum<T>(_ bytes: UnsafeRawBufferPointer, plan: _EnumPlan, into 
   let value: JSONValue
   switch base[i] {
   case UInt8(ascii: "\""):
-    guard let string = simpleString() else { return false }
-    value = .string(string)
+    guard let string = simpleBytes() else { return false }
+    value = .string(String(decoding: string, as: UTF8.self))
   case UInt8(ascii: "t"):
     guard end - i >= 4, base[i + 1] == UInt8(ascii: "r"), base[i + 2] == UInt8(ascii: "u"),
       base[i + 3] == UInt8(ascii: "e")

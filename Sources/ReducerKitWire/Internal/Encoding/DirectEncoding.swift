@@ -84,33 +84,65 @@ final class _DirectPlan: @unchecked Sendable {
     fields.deallocate()
     keys.deallocate()
   }
-
-  var count: Int { writers.count }
 }
 
 /// How many values of a type are encoded both ways before the direct path is trusted.
 let _directChecks = 16
 
-/// What the encoder knows of a type.
-enum _DirectState: Sendable {
-  /// No direct path (not a `SynthesizedCodable` struct, or a property it cannot read).
+/// What the codec knows of a type's direct path (`_DirectPlan` for structs, `_EnumPlan` for
+/// enums).
+enum _PlanState<Plan: AnyObject & Sendable>: Sendable {
+  /// No direct path (not a `SynthesizedCodable` type, or one it cannot read or build).
   case unsupported
-  /// Encode through `encode(to:)`, then check the direct path against the result.
-  case checking(_DirectPlan, left: Int)
+  /// Go through `Codable`, then check the direct path against the result.
+  case checking(Plan, left: Int)
   /// The direct path agreed every time it was checked.
-  case trusted(_DirectPlan)
+  case trusted(Plan)
 }
 
-// The codec's process-wide tables (struct plans here, enum plans in DirectDecoding.swift,
-// case signatures in Schema.swift), read and written only inside `_withWireTables`.
-// `nonisolated(unsafe)`: every access holds `_wireTablesMutex`.
-nonisolated(unsafe) private var _directStates: [ObjectIdentifier: _DirectState] = [:]
-/// Every plan ever made, for the life of the process (one per type). The tables hold plans
-/// inside enums, whose spare pointer bits hide them from leak checkers (valgrind reports them
-/// as lost); here they are plain references.
-nonisolated(unsafe) var _allPlans: [AnyObject] = []
+typealias _DirectState = _PlanState<_DirectPlan>
 
-/// The lock of the codec's tables: a pthread mutex, not `Synchronization.Mutex`, which on Linux
+/// The states of the types of one kind of plan, by type. Read and written only inside
+/// `_withWireTables`.
+///
+/// `@unchecked Sendable`: `states` and `plans` are accessed only while holding
+/// `_wireTablesMutex`.
+final class _PlanTable<Plan: AnyObject & Sendable>: @unchecked Sendable {
+  private var states: [ObjectIdentifier: _PlanState<Plan>] = [:]
+  /// Every plan this table made, for the life of the process (one per type). The states hold
+  /// plans inside an enum, whose spare pointer bits hide them from leak checkers (valgrind
+  /// reports them as lost); here they are plain references.
+  private var plans: [Plan] = []
+
+  /// The state of `type`, from `make` (called outside the lock) the first time.
+  func state(of type: Any.Type, make: () -> Plan?) -> _PlanState<Plan> {
+    let id = ObjectIdentifier(type)
+    if let known = _withWireTables({ states[id] }) { return known }
+    let plan = make()
+    let state: _PlanState<Plan> = plan.map { .checking($0, left: _directChecks) } ?? .unsupported
+    return _withWireTables {
+      if let raced = states[id] { return raced }
+      if let plan { plans.append(plan) }
+      states[id] = state
+      return state
+    }
+  }
+
+  /// Records whether the two paths agreed on a value of `type`: one check fewer to trust
+  /// it, or no direct path for good.
+  func checked(_ type: Any.Type, agreed: Bool) {
+    _withWireTables {
+      let id = ObjectIdentifier(type)
+      guard case .checking(let plan, let left)? = states[id] else { return }
+      states[id] = !agreed ? .unsupported : left <= 1 ? .trusted(plan) : .checking(plan, left: left - 1)
+    }
+  }
+}
+
+let _directPlans = _PlanTable<_DirectPlan>()
+
+/// The lock of the codec's process-wide tables (the plan tables, case signatures in
+/// Schema.swift): a pthread mutex, not `Synchronization.Mutex`, which on Linux
 /// locks with futexes inside the uninstrumented standard library, so ThreadSanitizer would
 /// see no synchronization (pthread mutexes it intercepts). Made once, never freed.
 // `nonisolated(unsafe)`: initialized once (a global's lazy initializer runs once, thread
@@ -131,29 +163,12 @@ func _withWireTables<R>(_ body: () -> R) -> R {
 
 /// The state of `T`, building its plan the first time.
 func _directState<T>(_ type: T.Type) -> _DirectState {
-  let id = ObjectIdentifier(T.self)
-  if let known = _withWireTables({ _directStates[id] }) { return known }
-  let plan = _directPlan(T.self)
-  let state: _DirectState = plan.map { .checking($0, left: _directChecks) } ?? .unsupported
-  return _withWireTables {
-    if let raced = _directStates[id] { return raced }
-    if let plan { _allPlans.append(plan) }
-    _directStates[id] = state
-    return state
-  }
+  _directPlans.state(of: T.self) { _directPlan(T.self) }
 }
 
 /// Records whether the direct path wrote what `encode(to:)` wrote for a value of `T`.
 func _directChecked<T>(_ type: T.Type, agreed: Bool) {
-  _withWireTables {
-    let id = ObjectIdentifier(T.self)
-    guard case .checking(let plan, let left)? = _directStates[id] else { return }
-    if !agreed {
-      _directStates[id] = .unsupported
-    } else {
-      _directStates[id] = left <= 1 ? .trusted(plan) : .checking(plan, left: left - 1)
-    }
-  }
+  _directPlans.checked(T.self, agreed: agreed)
 }
 
 /// The plan of a `SynthesizedCodable` struct, or nil.
