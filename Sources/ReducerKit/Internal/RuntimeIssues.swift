@@ -1,20 +1,22 @@
-import Synchronization
-
 /// Where misuse that ReducerKit survives is reported (TCA's runtime warnings: a child action
 /// without child state, a test clock whose sleepers never settle). Standard error by default;
 /// linking ReducerKitTesting installs a handler that fails the running Swift Testing or XCTest
 /// test.
-private let runtimeIssueHandler = Mutex<(@Sendable (String) -> Void)?>(nil)
+/// (A pthread `_Lock`, not `Synchronization.Mutex`: ThreadSanitizer cannot see the latter's
+/// locking on Linux and reported concurrent `TestStore` set-ups as races.)
+private let runtimeIssueLock = _Lock()
+// `nonisolated(unsafe)`: read and written only while holding `runtimeIssueLock`.
+nonisolated(unsafe) private var runtimeIssueHandler: (@Sendable (String) -> Void)?
 
 /// Installs where runtime issues go (nil: standard error). Not API: ReducerKitTesting calls it.
 @_spi(Testing) public func _setRuntimeIssueHandler(_ handler: (@Sendable (String) -> Void)?) {
-  runtimeIssueHandler.withLock { $0 = handler }
+  runtimeIssueLock.withLock { runtimeIssueHandler = handler }
 }
 
 /// Reports a runtime issue to the installed handler, or to standard error.
 @usableFromInline
 func _reportRuntimeIssue(_ message: String) {
-  if let handler = runtimeIssueHandler.withLock({ $0 }) {
+  if let handler = runtimeIssueLock.withLock({ runtimeIssueHandler }) {
     handler(message)
   } else {
     _writeToStandardError("ReducerKit warning: \(message)")
