@@ -388,10 +388,7 @@ where R: SendableMetatype, R.State: Codable & Sendable, R.Action: Codable & Send
 
   @inlinable var patches: PatchEngine<R.State> {
     if let engine = lazyPatches.load() { return engine }
-    return lazyPatches.storeIfNil(
-      PatchEngine { (old: R.State, new: R.State, writer: inout PatchWriter) throws(FFIError) in
-        try Differ.diff(old, new, into: &writer, depth: 0)
-      })
+    return lazyPatches.storeIfNil(PatchEngine())
   }
 
   // The core's host API (`@_spi(Host)`) cannot be called from inlinable code: these thin,

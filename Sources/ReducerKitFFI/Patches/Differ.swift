@@ -52,23 +52,43 @@ struct PatchWriter {
     return mark
   }
 
+  /// Appends a segment already escaped, with its `/`; returns the mark `pop` restores.
+  mutating func push(segment: [UInt8]) -> Int {
+    let mark = path.count
+    path.append(contentsOf: segment)
+    return mark
+  }
+
   mutating func pop(_ mark: Int) { path.removeSubrange(mark...) }
+
+  /// A `replace` whose value `value` appends (as JSON).
+  mutating func replace(writing value: (inout [UInt8]) -> Void) {
+    opStart("replace")
+    out.append(contentsOf: #","value":"#.utf8)
+    value(&out)
+    out.append(UInt8(ascii: "}"))
+  }
 
   mutating func replace(_ value: _ShapeChild) throws(FFIError) { try op("replace", value) }
   mutating func add(_ value: _ShapeChild) throws(FFIError) { try op("add", value) }
   mutating func remove() throws(FFIError) { try op("remove", nil) }
 
   private mutating func op(_ name: StaticString, _ value: _ShapeChild?) throws(FFIError) {
-    if !out.isEmpty { out.append(UInt8(ascii: ",")) }
-    out.append(contentsOf: #"{"op":""#.utf8)
-    out.append(contentsOf: UnsafeRawBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
-    out.append(contentsOf: #"","path":"#.utf8)
-    JSONPointer.appendJSONString(path, to: &out)
+    opStart(name)
     if let value {
       out.append(contentsOf: #","value":"#.utf8)
       try append(value)
     }
     out.append(UInt8(ascii: "}"))
+  }
+
+  /// `{"op":name,"path":path`, after a comma if an operation came before.
+  private mutating func opStart(_ name: StaticString) {
+    if !out.isEmpty { out.append(UInt8(ascii: ",")) }
+    out.append(contentsOf: #"{"op":""#.utf8)
+    out.append(contentsOf: UnsafeRawBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+    out.append(contentsOf: #"","path":"#.utf8)
+    JSONPointer.appendJSONString(path, to: &out)
   }
 
   /// Appends `value` as the wire format encodes it.

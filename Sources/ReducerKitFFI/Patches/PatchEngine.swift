@@ -1,10 +1,15 @@
+@_spi(Host) import ReducerKitWire
+
 /// The patches of one store: the state at the newest version it diffed (the base) and the
 /// patches between the versions it diffed before, so `rk_store_patch(since)` and every
 /// patch subscriber share one diff per version.
 ///
 /// It starts with the first `rk_store_patch` or `rk_store_subscribe_patches` of the store
-/// (until then it costs nothing); from then on the store keeps the base, which shares
-/// storage with the current state: a write copies what it writes into (all of an array,
+/// (until then it costs nothing); from then on the store keeps the base. The base is
+/// updated in place where its type allows (`SynthesizedCodable` structs, arrays of
+/// `Equatable` elements; see Syncer.swift), so it soon shares no array buffer with the
+/// store's state and the reducer's writes copy nothing; otherwise it is the newest state
+/// itself, sharing its storage (a write then copies what it writes into: all of an array,
 /// O(log n) of a `TrackedArray`).
 @usableFromInline
 final class PatchEngine<State>: Sendable {
@@ -40,12 +45,12 @@ final class PatchEngine<State>: Sendable {
   // Inlinable (with the members they use), so they are specialized for the store's state
   // where the store is.
   @usableFromInline let history = Locked(History())
-  @usableFromInline let diff: @Sendable (State, State, inout PatchWriter) throws(FFIError) -> Void
+  /// Diffs the base against a newer state and updates the base in place (see Syncer.swift).
+  @usableFromInline let syncer: _Syncer
 
-  /// - Parameter diff: writes the operations from the first state to the second.
   @usableFromInline
-  init(diff: @escaping @Sendable (State, State, inout PatchWriter) throws(FFIError) -> Void) {
-    self.diff = diff
+  init() {
+    syncer = _makeRootSyncer(State.self)
   }
 
   /// Makes `version` a version patches start from and end at, diffing from the base.
@@ -56,16 +61,32 @@ final class PatchEngine<State>: Sendable {
 
   @inlinable
   func advance(_ history: inout History, _ state: State, _ version: UInt64) throws(FFIError) {
-    guard let base = history.base else {
+    // The base is only ever used through `history.base` (never copied into a local), so
+    // the syncer finds its buffers unshared and writes into them in place.
+    guard let baseVersion = history.base?.version else {
       history.base = (state, version)
       return
     }
-    guard version > base.version else { return }
+    guard version > baseVersion else { return }
     var writer = PatchWriter(pool: history.pool)
-    try diff(base.state, state, &writer)
-    history.segments.append(Segment(from: base.version, to: version, ops: writer.out))
+    do throws(FFIError) {
+      try withUnsafePointer(to: state) { (new) throws(FFIError) in
+        try withUnsafeMutablePointer(to: &history.base!.state) { (base) throws(FFIError) in
+          try sync(UnsafeMutableRawPointer(base), UnsafeRawPointer(new), &writer)
+        }
+      }
+    } catch {
+      // The base may be partly updated: start again from this version (a host asking from
+      // an older one gets the whole state, which is always correct).
+      history.base = (state, version)
+      history.segments.removeAll()
+      history.first = 0
+      history.bytes = 0
+      throw error
+    }
+    history.segments.append(Segment(from: baseVersion, to: version, ops: writer.out))
     history.bytes += writer.out.count
-    history.base = (state, version)
+    history.base!.version = version
     while history.segments.count - history.first > Self.maxSegments
       || (history.bytes > Self.maxBytes && history.segments.count - history.first > 1)
     {
@@ -76,6 +97,34 @@ final class PatchEngine<State>: Sendable {
       history.segments.removeFirst(history.first)
       history.first = 0
     }
+  }
+
+  /// Writes the operations from the base to `new` and makes the base equal to `new`. With
+  /// `REDUCERKIT_WIRE_CHECK=1`, checks both against the general differ and stops the
+  /// process with a report if they differ (tests and fuzzing).
+  @usableFromInline
+  func sync(_ base: UnsafeMutableRawPointer, _ new: UnsafeRawPointer, _ writer: inout PatchWriter) throws(FFIError) {
+    guard _wireCrossChecking, let type = State.self as? any Encodable.Type else {
+      return try syncer.sync(base, new, into: &writer, depth: 0)
+    }
+    func open<T: Encodable>(_: T.Type) throws(FFIError) {
+      let old = base.assumingMemoryBound(to: T.self).pointee
+      let newer = new.assumingMemoryBound(to: T.self).pointee
+      var reference = PatchWriter(pool: writer.pool)
+      try Differ.diff(old, newer, into: &reference, depth: 0)
+      try syncer.sync(base, new, into: &writer, depth: 0)
+      let encoder = WireEncoder(explicitNulls: true)
+      let synced = try? encoder.encode(base.assumingMemoryBound(to: T.self).pointee)
+      let expected = try? encoder.encode(newer)
+      if writer.out != reference.out || synced != expected {
+        let text = { (bytes: [UInt8]?) in bytes.map { String(decoding: $0, as: UTF8.self) } ?? "-" }
+        fatalError(
+          "ReducerKit (REDUCERKIT_WIRE_CHECK): the in-place patch differ disagrees with the general one on \(T.self)\n"
+            + "  in place: \(text(writer.out))\n  general:  \(text(reference.out))\n"
+            + "  base after: \(text(synced))\n  expected:   \(text(expected))")
+      }
+    }
+    try open(type)
   }
 
   /// What `rk_store_patch(since)` returns, after diffing up to `current`.
@@ -93,12 +142,12 @@ final class PatchEngine<State>: Sendable {
   func patch(since: UInt64, current: (state: State, version: UInt64)) throws(FFIError) -> Patch {
     try history.withLock { (history) throws(FFIError) -> Patch in
       try advance(&history, current.state, current.version)
-      guard let base = history.base else { return .whole(current.state, version: current.version) }
-      if since == base.version { return .ops([], version: base.version) }
-      guard since < base.version else {
+      guard let baseVersion = history.base?.version else { return .whole(current.state, version: current.version) }
+      if since == baseVersion { return .ops([], version: baseVersion) }
+      guard since < baseVersion else {
         throw FFIError(
           .invalidArgument,
-          "since_version \(since) is newer than the store's version \(base.version)")
+          "since_version \(since) is newer than the store's version \(baseVersion)")
       }
       // Segments are contiguous and ordered by version: find the one starting at `since`.
       var low = history.first
@@ -108,14 +157,14 @@ final class PatchEngine<State>: Sendable {
         if history.segments[middle].from < since { low = middle + 1 } else { high = middle }
       }
       guard low < history.segments.count, history.segments[low].from == since else {
-        return .whole(base.state, version: base.version)
+        return .whole(history.base!.state, version: baseVersion)
       }
       var out: [UInt8] = []
       for segment in history.segments[low...] where !segment.ops.isEmpty {
         if !out.isEmpty { out.append(UInt8(ascii: ",")) }
         out.append(contentsOf: segment.ops)
       }
-      return .ops(out, version: base.version)
+      return .ops(out, version: baseVersion)
     }
   }
 }

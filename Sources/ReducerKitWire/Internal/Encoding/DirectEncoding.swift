@@ -52,11 +52,14 @@ final class _DirectPlan: @unchecked Sendable {
   /// Per field: its writer (`.value`, `.optional`) and its key for error paths.
   let writers: [_DirectWriter?]
   let codingKeys: [any CodingKey]
+  /// Per field: its type and its name (for `_directFields(of:)`).
+  let types: [Any.Type]
+  let names: [String]
   /// Every property is an integer, a `Bool` or a `String`: writing cannot fail, so no path
   /// is kept (`writeInfallible`).
   let infallible: Bool
 
-  init(_ parts: [(name: String, offset: Int, kind: _DirectKind, writer: _DirectWriter?)]) {
+  init(_ parts: [(name: String, offset: Int, type: Any.Type, kind: _DirectKind, writer: _DirectWriter?)]) {
     var keyBytes = _ByteBuffer(capacity: 64)
     var fields: [_DirectField] = []
     for (i, part) in parts.enumerated() {
@@ -72,6 +75,8 @@ final class _DirectPlan: @unchecked Sendable {
     _ = self.keys.initialize(from: keyBytes.bytes)
     self.writers = parts.map(\.writer)
     self.codingKeys = parts.map { _StringKey($0.name) }
+    self.types = parts.map(\.type)
+    self.names = parts.map(\.name)
     self.infallible = parts.allSatisfy {
       switch $0.kind {
       case .int, .int64, .int32, .uint, .uint64, .uint32, .bool, .string: true
@@ -176,7 +181,7 @@ func _directPlan<T>(_ type: T.Type) -> _DirectPlan? {
   guard _wireFastPaths, T.self is any SynthesizedCodable.Type, _metadataKind(T.self) == _metadataKindStruct else {
     return nil
   }
-  var parts: [(name: String, offset: Int, kind: _DirectKind, writer: _DirectWriter?)] = []
+  var parts: [(name: String, offset: Int, type: Any.Type, kind: _DirectKind, writer: _DirectWriter?)] = []
   var readable = true
   let walked = _forEachField(of: T.self) { name, offset, fieldType, _ in
     let name = String(cString: name)
@@ -186,12 +191,42 @@ func _directPlan<T>(_ type: T.Type) -> _DirectPlan? {
       readable = false
       return false
     }
-    parts.append((name: name, offset: offset, kind: kind, writer: writer))
+    parts.append((name: name, offset: offset, type: fieldType, kind: kind, writer: writer))
     return true
   }
   guard walked, readable else { return nil }
   return _DirectPlan(parts)
 }
+
+/// What the direct path knows of a struct's stored properties, for ReducerKitFFI's patch
+/// differ, which compares and updates them in place by offset.
+@_spi(Host)
+public enum _DirectFields {
+  /// No direct path: not a `SynthesizedCodable` struct, one the codec cannot read, or one
+  /// whose `encode(to:)` disagreed with its properties (or the fast paths are off).
+  case unsupported
+  /// Not settled yet: the next encodes of values of the type (by `WireEncoder`) check it.
+  case checking
+  /// Encoded as its stored properties, in this order, under these keys (their names).
+  case trusted([(name: String, offset: Int, type: Any.Type)])
+}
+
+/// The stored properties of `T` if its values are encoded as they are (see `_DirectFields`).
+@_spi(Host)
+public func _directFields<T>(of type: T.Type) -> _DirectFields {
+  guard !_isEnumType(T.self) else { return .unsupported }
+  switch _directState(T.self) {
+  case .unsupported: return .unsupported
+  case .checking: return .checking
+  case .trusted(let plan):
+    return .trusted(plan.names.indices.map { (name: plan.names[$0], offset: plan.fields[$0].offset, type: plan.types[$0]) })
+  }
+}
+
+/// Whether `REDUCERKIT_WIRE_CHECK=1` asked for every fast path to be checked against the
+/// reference (ReducerKitFFI's patch differ checks its in-place path against its general one).
+@_spi(Host)
+public var _wireCrossChecking: Bool { _wireCrossCheck }
 
 @usableFromInline let _metadataKindStruct: UInt = 0x200
 
