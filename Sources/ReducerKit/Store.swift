@@ -133,12 +133,12 @@ public final class Store<State, Action: Sendable>: @unchecked Sendable {
     let me = _currentThreadID()
     if owner.load(ordering: .relaxed) == me {
       _sendReentrant(action)
-      return StoreTask(tasks: [])
+      return StoreTask(tasks: nil)
     }
     lock.lock()
     owner.store(me, ordering: .relaxed)
     let start = _version.load(ordering: .relaxed)
-    var tasks: [Task<Void, Never>] = []
+    var tasks: [Task<Void, Never>]? = nil  // nil, not [], when none start: no release to pay
     if dependencies == nil && DependencyValues._isAmbientDefault {
       _run(action, &tasks)
     } else {
@@ -154,14 +154,14 @@ public final class Store<State, Action: Sendable>: @unchecked Sendable {
 
   /// Reduces `action`, the actions it queues, and starts the effects they return.
   @inlinable
-  func _run(_ action: Action, _ tasks: inout [Task<Void, Never>]) {
+  func _run(_ action: Action, _ tasks: inout [Task<Void, Never>]?) {
     _process(action)
     if !pending.isEmpty { _drainPending() }
     if !deferred.isEmpty { _startDeferred(&tasks) }
   }
 
   @inlinable
-  func _runWithDependencies(_ action: Action, _ tasks: inout [Task<Void, Never>]) {
+  func _runWithDependencies(_ action: Action, _ tasks: inout [Task<Void, Never>]?) {
     DependencyValues._with(dependencies ?? DependencyValues()) { _run(action, &tasks) }
   }
 
@@ -231,7 +231,7 @@ public final class Store<State, Action: Sendable>: @unchecked Sendable {
   /// has that action reduced at once (see `_sendReentrant`); effects those actions return are
   /// appended and started by this same loop.
   @inlinable
-  func _startDeferred(_ tasks: inout [Task<Void, Never>]) {
+  func _startDeferred(_ tasks: inout [Task<Void, Never>]?) {
     var index = 0
     while index < deferred.count {
       let (effect, ids) = deferred[index]
@@ -243,7 +243,7 @@ public final class Store<State, Action: Sendable>: @unchecked Sendable {
 
   /// Starts one collected effect.
   @inlinable
-  func _start(_ effect: Effect<Action>, ids: [CancelID], _ tasks: inout [Task<Void, Never>]) {
+  func _start(_ effect: Effect<Action>, ids: [CancelID], _ tasks: inout [Task<Void, Never>]?) {
     switch effect.operation {
     case .none:
       return
@@ -253,7 +253,7 @@ public final class Store<State, Action: Sendable>: @unchecked Sendable {
       let send = _makeSend()
       let operation = run.operation
       if let task = runtime.spawn(priority: run.priority, ids: ids, operation: { await operation(send) }) {
-        tasks.append(task)
+        tasks._append(task)
       }
     case let .merge(effects):
       for effect in effects { _start(effect, ids: ids, &tasks) }
@@ -262,7 +262,7 @@ public final class Store<State, Action: Sendable>: @unchecked Sendable {
       if let task = runtime.spawn(priority: nil, ids: ids, operation: {
         await EffectRuntime.runNested(effect, send: send)
       }) {
-        tasks.append(task)
+        tasks._append(task)
       }
     case let .cancellable(id, cancelInFlight, inner):
       if cancelInFlight { runtime.cancel([id]) }
@@ -330,7 +330,7 @@ public final class Store<State, Action: Sendable>: @unchecked Sendable {
     isReducing = true
     let result = body()
     isReducing = false
-    var tasks: [Task<Void, Never>] = []
+    var tasks: [Task<Void, Never>]? = nil
     if !pending.isEmpty || !deferred.isEmpty {
       DependencyValues._with(dependencies ?? DependencyValues()) {
         if !pending.isEmpty { _drainPending() }
@@ -653,9 +653,14 @@ public final class StoreSubscription: @unchecked Sendable {
 /// await store.send(.refresh).finish()
 /// ```
 public struct StoreTask: Hashable, Sendable {
-  @usableFromInline let tasks: [Task<Void, Never>]
+  /// nil when no effect started (the common case: nothing to retain or release).
+  @usableFromInline let started: [Task<Void, Never>]?
 
-  @inlinable init(tasks: [Task<Void, Never>]) { self.tasks = tasks }
+  @inlinable init(tasks: [Task<Void, Never>]?) {
+    self.started = tasks?.isEmpty == false ? tasks : nil
+  }
+
+  @usableFromInline var tasks: [Task<Void, Never>] { started ?? [] }
 
   /// Waits for the effects to finish. Cancelling the waiting task cancels them.
   public func finish() async {
@@ -674,6 +679,13 @@ public struct StoreTask: Hashable, Sendable {
 
   /// Whether every effect was cancelled (true when there were none).
   public var isCancelled: Bool { tasks.allSatisfy(\.isCancelled) }
+}
+
+extension Optional where Wrapped == [Task<Void, Never>] {
+  /// Appends `task`, making the array on the first.
+  @inlinable mutating func _append(_ task: Task<Void, Never>) {
+    if self == nil { self = [task] } else { self!.append(task) }
+  }
 }
 
 /// A store of reducer `R`'s state and actions.

@@ -2,9 +2,10 @@ import ReducerKit
 import ReducerKitWire
 
 /// The `todos` example over a plain Swift array: the same actions and JSON, without
-/// ``TrackedArray``. A toggle searches the array, and a host watching the store pays for
-/// comparing the arrays (`Equatable`) and for copying the array the store kept: the baseline
-/// the benchmarks measure change tracking against (`todos_untracked` in the shipped library).
+/// ``TrackedArray``. A toggle searches the array, and a host reading patches pays for
+/// comparing the array with the copy the patch engine keeps (element by element, O(n)):
+/// the baseline the benchmarks measure change tracking against (`todos_untracked` in the
+/// shipped library).
 public struct UntrackedTodos: Reducer {
   /// The state: ``Todos/State`` with `todos` a plain array.
   public struct State: SynthesizedCodable, Equatable, Sendable {

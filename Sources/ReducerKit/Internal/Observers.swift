@@ -15,8 +15,9 @@ final class _Subscriber<State>: @unchecked Sendable {
   // the observers' lock; `isActive` is atomic.
   @usableFromInline let notify: (State, UInt64) -> Void
   @usableFromInline let isActive = Atomic<Bool>(true)
-  /// The version last delivered: a subscriber only ever moves forward.
-  @usableFromInline var lastVersion: UInt64 = 0
+  /// The version last delivered: a subscriber only ever moves forward. Unchecked
+  /// exclusivity: only the delivering thread touches it, one delivery at a time.
+  @exclusivity(unchecked) @usableFromInline var lastVersion: UInt64 = 0
   var slot = -1
 
   init(notify: @escaping (State, UInt64) -> Void) { self.notify = notify }
@@ -44,23 +45,25 @@ final class _Subscriber<State>: @unchecked Sendable {
 final class _Observers<State>: @unchecked Sendable {
   // Safe: every mutable field is read and written only while holding `condition`'s mutex,
   // except `count` (an atomic, for the store's lock-free "anyone listening?" check).
+  // `@exclusivity(unchecked)`: those accesses never overlap (the mutex orders them), so the
+  // dynamic exclusivity check would only cost time (~75 instructions per access).
 
   @usableFromInline let condition = _Condition()
   /// Active subscribers, so a store can skip the work when nobody listens.
   @usableFromInline let count = Atomic<Int>(0)
-  @usableFromInline var slots: ContiguousArray<_Subscriber<State>?> = []
-  @usableFromInline var holes = 0
+  @exclusivity(unchecked) @usableFromInline var slots: ContiguousArray<_Subscriber<State>?> = []
+  @exclusivity(unchecked) @usableFromInline var holes = 0
   /// The newest state waiting for every subscriber.
-  @usableFromInline var waiting: (state: State, version: UInt64)?
+  @exclusivity(unchecked) @usableFromInline var waiting: (state: State, version: UInt64)?
   /// The newest version handed to ``deliver(_:version:)``: older ones come too late.
-  @usableFromInline var newest: UInt64 = 0
+  @exclusivity(unchecked) @usableFromInline var newest: UInt64 = 0
   /// First deliveries to new subscribers.
-  @usableFromInline var initial: ContiguousArray<(_Subscriber<State>, State, UInt64)> = []
+  @exclusivity(unchecked) @usableFromInline var initial: ContiguousArray<(_Subscriber<State>, State, UInt64)> = []
   /// The thread delivering now (0: none).
-  @usableFromInline var deliverer: UInt = 0
+  @exclusivity(unchecked) @usableFromInline var deliverer: UInt = 0
   /// Deliveries finished so far: a remover waits for the one in progress to end.
-  @usableFromInline var finished: UInt64 = 0
-  @usableFromInline var waiters = 0
+  @exclusivity(unchecked) @usableFromInline var finished: UInt64 = 0
+  @exclusivity(unchecked) @usableFromInline var waiters = 0
 
   @usableFromInline init() {}
 
