@@ -23,47 +23,25 @@ func _currentThreadID() -> UInt {
 ///
 /// Uncontended, it is one atomic compare-and-swap to lock and one atomic exchange to unlock,
 /// with no call (a pthread mutex costs the same two atomic operations plus two calls, ~55
-/// instructions: a fifth of a `Store.send`). A thread that finds it held spins briefly, then
-/// sleeps on a pthread condition variable until an unlock wakes it.
+/// instructions: a fifth of a `Store.send`), and 16 bytes inline (a pthread mutex is a
+/// 40-byte allocation). A thread that finds it held spins briefly, then sleeps on the
+/// process-wide `_parking` condition variable until an unlock wakes the sleepers.
 ///
 /// Why no wake-up is lost: the lock word and the count of sleepers are both accessed
 /// sequentially consistently. A sleeper counts itself, then tries the lock word; an unlocker
 /// clears the lock word, then reads the count. If the unlocker reads no sleeper, its clear came
 /// before the sleeper's try, which then succeeds. If it reads one, it wakes the sleepers under
-/// the condition's mutex, which a sleeper holds from counting itself until it waits.
+/// the parking mutex, which a sleeper holds from counting itself until it waits.
 ///
 /// ThreadSanitizer sees the atomics (they are compiled into this module) and the pthread calls.
 @usableFromInline
-final class _Lock: @unchecked Sendable {
-  // Safe: `word` and `sleepers` are atomics; the pthread objects are the synchronization
-  // primitives themselves, allocated once in init, never reassigned, freed in deinit when no
-  // thread can hold a reference.
+final class _Lock: Sendable {
   /// 0: free; 1: held.
   @usableFromInline let word = Atomic<UInt32>(0)
-  /// Threads counted to sleep on `cond` (or about to).
+  /// Threads counted to sleep until this lock is released (or about to).
   @usableFromInline let sleepers = Atomic<Int>(0)
-  @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
-  @usableFromInline let cond: UnsafeMutablePointer<pthread_cond_t>
 
-  @usableFromInline init() {
-    mutex = .allocate(capacity: 1)
-    mutex.initialize(to: pthread_mutex_t())
-    var err = pthread_mutex_init(mutex, nil)
-    precondition(err == 0, "pthread_mutex_init failed: \(err)")
-    cond = .allocate(capacity: 1)
-    cond.initialize(to: pthread_cond_t())
-    err = pthread_cond_init(cond, nil)
-    precondition(err == 0, "pthread_cond_init failed: \(err)")
-  }
-
-  deinit {
-    var err = pthread_cond_destroy(cond)
-    precondition(err == 0, "pthread_cond_destroy failed: \(err)")
-    err = pthread_mutex_destroy(mutex)
-    precondition(err == 0, "pthread_mutex_destroy failed: \(err)")
-    cond.deallocate()
-    mutex.deallocate()
-  }
+  @usableFromInline init() {}
 
   @inlinable @inline(__always) func lock() {
     if word.compareExchange(expected: 0, desired: 1, ordering: .sequentiallyConsistent).exchanged { return }
@@ -72,7 +50,7 @@ final class _Lock: @unchecked Sendable {
 
   @inlinable @inline(__always) func unlock() {
     word.store(0, ordering: .sequentiallyConsistent)
-    if sleepers.load(ordering: .sequentiallyConsistent) > 0 { wakeSleepers() }
+    if sleepers.load(ordering: .sequentiallyConsistent) > 0 { _parking.wakeAll() }
   }
 
   /// Spins a little (a store's lock is held for one reduce), then sleeps until woken.
@@ -85,25 +63,13 @@ final class _Lock: @unchecked Sendable {
       }
       sched_yield()
     }
-    var err = pthread_mutex_lock(mutex)
-    precondition(err == 0, "pthread_mutex_lock failed: \(err)")
+    _parking.lock()
     sleepers.add(1, ordering: .sequentiallyConsistent)
     while !word.compareExchange(expected: 0, desired: 1, ordering: .sequentiallyConsistent).exchanged {
-      err = pthread_cond_wait(cond, mutex)
-      precondition(err == 0, "pthread_cond_wait failed: \(err)")
+      _parking.wait()
     }
     sleepers.subtract(1, ordering: .sequentiallyConsistent)
-    err = pthread_mutex_unlock(mutex)
-    precondition(err == 0, "pthread_mutex_unlock failed: \(err)")
-  }
-
-  @usableFromInline @inline(never) func wakeSleepers() {
-    var err = pthread_mutex_lock(mutex)
-    precondition(err == 0, "pthread_mutex_lock failed: \(err)")
-    err = pthread_cond_broadcast(cond)
-    precondition(err == 0, "pthread_cond_broadcast failed: \(err)")
-    err = pthread_mutex_unlock(mutex)
-    precondition(err == 0, "pthread_mutex_unlock failed: \(err)")
+    _parking.unlock()
   }
 
   @inlinable func withLock<R>(_ body: () throws -> R) rethrows -> R {
@@ -112,6 +78,54 @@ final class _Lock: @unchecked Sendable {
     return try body()
   }
 }
+
+/// Where contended `_Lock`s sleep: one mutex and condition variable for the process (a lock
+/// is contended rarely and briefly; a wake-up wakes every sleeper, each of which checks its own
+/// lock and sleeps again if it is still held).
+@usableFromInline
+final class _Parking: Sendable {
+  // `nonisolated(unsafe)`: the pointers are set once in init and never reassigned (the
+  // global lives as long as the process, so they are never freed); what they point to is
+  // the pthread mutex and condition variable, the synchronization primitives themselves.
+  nonisolated(unsafe) let mutex: UnsafeMutablePointer<pthread_mutex_t>
+  nonisolated(unsafe) let cond: UnsafeMutablePointer<pthread_cond_t>
+
+  init() {
+    mutex = .allocate(capacity: 1)
+    mutex.initialize(to: pthread_mutex_t())
+    var err = pthread_mutex_init(mutex, nil)
+    precondition(err == 0, "pthread_mutex_init failed: \(err)")
+    cond = .allocate(capacity: 1)
+    cond.initialize(to: pthread_cond_t())
+    err = pthread_cond_init(cond, nil)
+    precondition(err == 0, "pthread_cond_init failed: \(err)")
+  }
+
+  func lock() {
+    let err = pthread_mutex_lock(mutex)
+    precondition(err == 0, "pthread_mutex_lock failed: \(err)")
+  }
+
+  func unlock() {
+    let err = pthread_mutex_unlock(mutex)
+    precondition(err == 0, "pthread_mutex_unlock failed: \(err)")
+  }
+
+  /// Waits for a wake-up; the caller holds the mutex (spurious wake-ups happen: loop).
+  func wait() {
+    let err = pthread_cond_wait(cond, mutex)
+    precondition(err == 0, "pthread_cond_wait failed: \(err)")
+  }
+
+  @usableFromInline @inline(never) func wakeAll() {
+    lock()
+    let err = pthread_cond_broadcast(cond)
+    precondition(err == 0, "pthread_cond_broadcast failed: \(err)")
+    unlock()
+  }
+}
+
+@usableFromInline let _parking = _Parking()
 
 /// A mutex plus condition variable, for blocking waits with a deadline (used by hosts that wait
 /// for effects from a thread that is not part of Swift's concurrency pool).
