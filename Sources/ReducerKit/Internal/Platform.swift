@@ -34,21 +34,27 @@ func _currentThreadID() -> UInt {
 /// the parking mutex, which a sleeper holds from counting itself until it waits.
 ///
 /// ThreadSanitizer sees the atomics (they are compiled into this module) and the pthread calls.
-@usableFromInline
-final class _Lock: Sendable {
+///
+/// Public (underscored, hidden from the documentation) because ReducerKitFFI's inlinable code
+/// guards its tables with it; not API.
+@_documentation(visibility: internal)
+public final class _Lock: Sendable {
   /// 0: free; 1: held.
   @usableFromInline let word = Atomic<UInt32>(0)
   /// Threads counted to sleep until this lock is released (or about to).
   @usableFromInline let sleepers = Atomic<Int>(0)
 
-  @usableFromInline init() {}
+  /// An unlocked lock.
+  public init() {}
 
-  @inlinable @inline(__always) func lock() {
+  /// Takes the lock, waiting for it if another thread holds it (not re-entrant).
+  @inlinable @inline(__always) public func lock() {
     if word.compareExchange(expected: 0, desired: 1, ordering: .sequentiallyConsistent).exchanged { return }
     lockContended()
   }
 
-  @inlinable @inline(__always) func unlock() {
+  /// Releases the lock (held by this thread).
+  @inlinable @inline(__always) public func unlock() {
     word.store(0, ordering: .sequentiallyConsistent)
     if sleepers.load(ordering: .sequentiallyConsistent) > 0 { _parking.wakeAll() }
   }
@@ -72,7 +78,8 @@ final class _Lock: Sendable {
     _parking.unlock()
   }
 
-  @inlinable func withLock<R>(_ body: () throws -> R) rethrows -> R {
+  /// Runs `body` holding the lock.
+  @inlinable public func withLock<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
     lock()
     defer { unlock() }
     return try body()
