@@ -188,10 +188,10 @@ test-c: $(CTESTS) $(BUILD)/reducerkit-check
 	$(CC) $(CFLAGS_C) -fsyntax-only Tests/c/header_only.c
 	$(CXX) -std=c++11 -Wall -Wextra -pedantic -Werror -Iinclude -x c++ -fsyntax-only Tests/c/header_only.c
 	@set -e; for t in $(CTESTS); do echo "== $$t"; REDUCERKIT_SCENARIOS=Tests/scenarios $$t; done
-	@set -e; for t in test_features test_bad_input test_scenarios test_record; do \
+	@set -e; for t in test_features test_bad_input test_scenarios test_record test_patch; do \
 	  echo "== $$t, on the reference codec (fast paths off)"; \
 	  REDUCERKIT_WIRE_FAST_PATHS=0 REDUCERKIT_SCENARIOS=Tests/scenarios $(BUILD)/c/$$t; \
-	  echo "== $$t, both codecs on every call, compared"; \
+	  echo "== $$t, both codecs (and both patch differs) on every call, compared"; \
 	  REDUCERKIT_WIRE_CHECK=1 REDUCERKIT_SCENARIOS=Tests/scenarios $(BUILD)/c/$$t; done
 	@echo "== reducerkit-check (dlopen of the shipped library), and each wrong scenario must fail it"
 	$(BUILD)/reducerkit-check Tests/scenarios

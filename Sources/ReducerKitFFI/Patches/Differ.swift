@@ -29,6 +29,10 @@ struct PatchWriter {
   @usableFromInline var path: [UInt8] = []
   /// Shape recorders to reuse.
   @usableFromInline let pool: _ShapePool
+  /// Whether changed elements of a `SynthesizedCodable` struct type are diffed property by
+  /// property (`diffElement`); off for the reference diff `REDUCERKIT_WIRE_CHECK=1` compares
+  /// with.
+  var usesSyncers = true
 
   @inlinable init(pool: _ShapePool = _ShapePool()) {
     self.pool = pool
@@ -414,7 +418,7 @@ extension Array: _PatchDiffable where Element: Encodable & Equatable {
     let overlap = Swift.min(oldMiddle, newMiddle)
     for i in prefix..<(prefix + overlap) where old[i] != self[i] {
       let mark = writer.push(index: i)
-      try Differ.diff(old[i], self[i], into: &writer, depth: depth, knownDifferent: true)
+      try writer.diffElement(old[i], self[i], depth: depth)
       writer.pop(mark)
     }
     if newMiddle > oldMiddle {
@@ -483,7 +487,7 @@ extension TrackedArray: _PatchDiffable where Element: Encodable & Equatable {
       // Writes only (the common case): no `Change` values to build.
       for i in written {
         let mark = writer.push(index: i)
-        try Differ.diff(old[i], self[i], into: &writer, depth: depth, knownDifferent: true)
+        try writer.diffElement(old[i], self[i], depth: depth)
         writer.pop(mark)
       }
       return
@@ -492,7 +496,7 @@ extension TrackedArray: _PatchDiffable where Element: Encodable & Equatable {
       switch change {
       case let .updated(i):
         let mark = writer.push(index: i)
-        try Differ.diff(old[i], self[i], into: &writer, depth: depth, knownDifferent: true)
+        try writer.diffElement(old[i], self[i], depth: depth)
         writer.pop(mark)
       case let .inserted(i):
         let mark = writer.push(index: i)

@@ -111,6 +111,7 @@ final class PatchEngine<State>: Sendable {
       let old = base.assumingMemoryBound(to: T.self).pointee
       let newer = new.assumingMemoryBound(to: T.self).pointee
       var reference = PatchWriter(pool: writer.pool)
+      reference.usesSyncers = false
       try Differ.diff(old, newer, into: &reference, depth: 0)
       try syncer.sync(base, new, into: &writer, depth: 0)
       let encoder = WireEncoder(explicitNulls: true)

@@ -47,6 +47,9 @@ enum _Shape {
 @usableFromInline
 final class _ShapePool {
   private var free: [_ShapeRecorder] = []
+  /// Struct syncers of array element types (see `PatchWriter.diffElement`), nil for types
+  /// that have none.
+  var elementSyncers: [ObjectIdentifier: _Syncer?] = [:]
 
   @usableFromInline init() {}
 

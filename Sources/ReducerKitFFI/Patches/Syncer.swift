@@ -239,6 +239,35 @@ private func _syncField(_ property: (name: String, offset: Int, type: Any.Type))
 }
 
 
+// MARK: - Elements of collections that diff themselves
+
+extension PatchWriter {
+  /// Writes the operations between two elements at one index of an array or `TrackedArray`
+  /// whose values differ or were written: property by property for a `SynthesizedCodable`
+  /// struct (on a copy of `old`, which the syncer updates and which is then dropped), else
+  /// by the general differ. The same operations either way.
+  mutating func diffElement<T: Encodable>(_ old: T, _ new: T, depth: Int) throws(FFIError) {
+    guard usesSyncers, let syncer = elementSyncer(T.self) else {
+      return try Differ.diff(old, new, into: &self, depth: depth, knownDifferent: true)
+    }
+    var base = old
+    try withUnsafeMutablePointer(to: &base) { (b) throws(FFIError) in
+      try withUnsafePointer(to: new) { (n) throws(FFIError) in
+        try syncer.sync(UnsafeMutableRawPointer(b), UnsafeRawPointer(n), into: &self, depth: depth)
+      }
+    }
+  }
+
+  /// The struct syncer of `T`, made once per store (its pool).
+  private func elementSyncer<T: Encodable>(_ type: T.Type) -> _Syncer? {
+    let id = ObjectIdentifier(T.self)
+    if let known = pool.elementSyncers[id] { return known }
+    let syncer: _Syncer? = T.self is any SynthesizedCodable.Type ? _StructSyncer<T>() : nil
+    pool.elementSyncers[id] = .some(syncer)
+    return syncer
+  }
+}
+
 // MARK: - Arrays
 
 /// Arrays whose elements the array syncer compares.
