@@ -30,7 +30,7 @@ public struct Todos: Reducer {
   /// `nextID` is the id the next todo gets. The initializers (decoding included) raise it above
   /// every id in `todos`, so adding a todo is O(1): no search for a free id. Code that appends
   /// todos itself should take their ids from `nextID` the same way.
-  public struct State: Codable, Equatable, Sendable {
+  public struct State: SynthesizedCodable, Equatable, Sendable {
     public var todos: TrackedArray<Todo>
     public var filter: Filter
     public var nextID: Int

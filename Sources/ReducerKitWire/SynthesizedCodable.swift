@@ -1,6 +1,7 @@
 /// Marks a struct or an enum whose `Codable` conformance is the one Swift synthesizes, so the
 /// wire codec may read and write it directly instead of through `encode(to:)` and
-/// `init(from:)`.
+/// `init(from:)`. For a struct, only its `encode(to:)` need be synthesized: its
+/// `init(from:)` is always called, so it may validate or repair what it decodes.
 ///
 /// ```swift
 /// struct Todo: SynthesizedCodable, Equatable {
@@ -26,8 +27,9 @@
 ///
 /// The promise is yours; the codec checks it as far as it can and otherwise uses
 /// `encode(to:)` and `init(from:)` as for any type:
-/// - Structs are encoded directly, enums decoded directly; the other directions, and types
-///   that are neither, always go through `Codable`.
+/// - Structs are encoded directly (and a store's patches read them by their stored
+///   properties), enums decoded directly; the other directions, and types that are neither,
+///   always go through `Codable`.
 /// - A struct with a property whose name starts with `_` or `$` (a property wrapper's or a
 ///   `lazy` property's storage) is not read directly.
 /// - A type is trusted only after its first 16 values came out the same both ways, and an
