@@ -56,7 +56,14 @@ public final class _Lock: Sendable {
   /// Releases the lock (held by this thread).
   @inlinable @inline(__always) public func unlock() {
     word.store(0, ordering: .sequentiallyConsistent)
-    if sleepers.load(ordering: .sequentiallyConsistent) > 0 { _parking.wakeAll() }
+    if sleepers.load(ordering: .sequentiallyConsistent) > 0 { wakeSleepers() }
+  }
+
+  /// Wakes every thread parked on `_parking` (each checks its own lock).
+  @usableFromInline @inline(never) func wakeSleepers() {
+    _parking.lock()
+    _parking.broadcast()
+    _parking.unlock()
   }
 
   /// Spins a little (a store's lock is held for one reduce), then sleeps until woken.
@@ -89,50 +96,7 @@ public final class _Lock: Sendable {
 /// Where contended `_Lock`s sleep: one mutex and condition variable for the process (a lock
 /// is contended rarely and briefly; a wake-up wakes every sleeper, each of which checks its own
 /// lock and sleeps again if it is still held).
-@usableFromInline
-final class _Parking: Sendable {
-  // `nonisolated(unsafe)`: the pointers are set once in init and never reassigned (the
-  // global lives as long as the process, so they are never freed); what they point to is
-  // the pthread mutex and condition variable, the synchronization primitives themselves.
-  nonisolated(unsafe) let mutex: UnsafeMutablePointer<pthread_mutex_t>
-  nonisolated(unsafe) let cond: UnsafeMutablePointer<pthread_cond_t>
-
-  init() {
-    mutex = .allocate(capacity: 1)
-    mutex.initialize(to: pthread_mutex_t())
-    var err = pthread_mutex_init(mutex, nil)
-    precondition(err == 0, "pthread_mutex_init failed: \(err)")
-    cond = .allocate(capacity: 1)
-    cond.initialize(to: pthread_cond_t())
-    err = pthread_cond_init(cond, nil)
-    precondition(err == 0, "pthread_cond_init failed: \(err)")
-  }
-
-  func lock() {
-    let err = pthread_mutex_lock(mutex)
-    precondition(err == 0, "pthread_mutex_lock failed: \(err)")
-  }
-
-  func unlock() {
-    let err = pthread_mutex_unlock(mutex)
-    precondition(err == 0, "pthread_mutex_unlock failed: \(err)")
-  }
-
-  /// Waits for a wake-up; the caller holds the mutex (spurious wake-ups happen: loop).
-  func wait() {
-    let err = pthread_cond_wait(cond, mutex)
-    precondition(err == 0, "pthread_cond_wait failed: \(err)")
-  }
-
-  @usableFromInline @inline(never) func wakeAll() {
-    lock()
-    let err = pthread_cond_broadcast(cond)
-    precondition(err == 0, "pthread_cond_broadcast failed: \(err)")
-    unlock()
-  }
-}
-
-@usableFromInline let _parking = _Parking()
+@usableFromInline let _parking = _Condition()
 
 /// A mutex plus condition variable, for blocking waits with a deadline (used by hosts that wait
 /// for effects from a thread that is not part of Swift's concurrency pool).
