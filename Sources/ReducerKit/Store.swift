@@ -383,6 +383,13 @@ public final class Store<State, Action: Sendable>: @unchecked Sendable {
     runtime.waitUntilIdle(timeoutNanoseconds: timeoutNanoseconds)
   }
 
+  /// Blocking wait for quiescence that gives up only when effects stop making progress for
+  /// `stallNanoseconds` (see `EffectRuntime.waitUntilSettled`), never because the machine is
+  /// slow. For threads outside Swift concurrency (C hosts).
+  @_spi(Host) public func waitUntilSettled(stallNanoseconds: Int64) -> Bool {
+    runtime.waitUntilSettled(stallNanoseconds: stallNanoseconds)
+  }
+
   /// Cancels every running effect. The store keeps working.
   public func cancelEffects() {
     runtime.cancelAll()

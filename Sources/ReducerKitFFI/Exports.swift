@@ -384,6 +384,7 @@ public func rk_store_resolve(
     guard let responseJSON else { throw FFIError(.invalidArgument, "response_json is NULL") }
     try host.requests.resolve(
       requestID, UnsafeRawBufferPointer(start: responseJSON, count: strlen(responseJSON)))
+    host.settle()
   }
 }
 
@@ -395,5 +396,6 @@ public func rk_store_fail(
     let host = try lookup(store)
     let text = message.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: strlen($0)), as: UTF8.self) } ?? ""
     try host.requests.fail(requestID, message: text)
+    host.settle()
   }
 }

@@ -237,58 +237,75 @@ final class HostRequests: @unchecked Sendable {
 
   /// Answers request `id` with `bytes` (a JSON response of its endpoint).
   func resolve(_ id: UInt64, _ bytes: UnsafeRawBufferPointer) throws(FFIError) {
-    guard let recorder else { return try answer(id, bytes) }
-    try recorder.recordAnswer(resolving: id, with: bytes) { () throws(FFIError) in try answer(id, bytes) }
+    let step = recorder.flatMap { _ in SessionRecorder.resolveStep(id, bytes) }
+    try answer(id, verb: "resolve", step: step) { entry throws(FFIError) in
+      do throws(WireError) {
+        return .success(try entry.decode(bytes))
+      } catch {
+        throw FFIError(error, otherwise: .response, context: "response to request \(id) (\(entry.name))")
+      }
+    }
   }
 
   /// Fails request `id`: the effect's call throws ``HostEndpointError`` with `message`.
   func fail(_ id: UInt64, message: String) throws(FFIError) {
-    guard let recorder else { return try answer(id, failing: message) }
-    try recorder.recordAnswer(failing: id, message: message) { () throws(FFIError) in
-      try answer(id, failing: message)
+    let step = recorder.map { _ in SessionRecorder.failStep(id, message) }
+    try answer(id, verb: "fail", step: step) { entry throws(FFIError) in
+      .failure(HostEndpointError(endpoint: entry.name, message: message))
     }
   }
 
-  private func answer(_ id: UInt64, _ bytes: UnsafeRawBufferPointer) throws(FFIError) {
-    let entry = try pendingEntry(id, verb: "resolve")
-    let value: any Sendable
-    do {
-      value = try entry.decode(bytes)
-    } catch {
-      throw FFIError(error, otherwise: .response, context: "response to request \(id) (\(entry.name))")
-    }
-    try settle(entry, .success(value), verb: "resolve")
-  }
-
-  private func answer(_ id: UInt64, failing message: String) throws(FFIError) {
-    let entry = try pendingEntry(id, verb: "fail")
-    try settle(entry, .failure(HostEndpointError(endpoint: entry.name, message: message)), verb: "fail")
-  }
-
-  private func pendingEntry(_ id: UInt64, verb: String) throws(FFIError) -> PendingRequest {
+  /// Ends request `id` with what `outcome` makes of its entry, unless another answer or a
+  /// cancellation ended it first. The call takes effect at one moment, under the monitor:
+  /// there it is accepted or refused, and there its step is recorded (`step`, nil when not
+  /// recording), so a recording lists answers in the order they were accepted or refused and
+  /// replays to the same outcomes. `outcome` (decoding the response) runs outside the monitor.
+  private func answer(
+    _ id: UInt64, verb: String, step: [UInt8]?,
+    _ outcome: (PendingRequest) throws(FFIError) -> Result<any Sendable, any Error>
+  ) throws(FFIError) {
     monitor.lock()
-    defer { monitor.unlock() }
-    if let entry = pending[id] { return entry }
-    throw notPending(id, verb: verb)
-  }
-
-  /// Ends `entry` with `result`, unless another answer or a cancellation ended it first.
-  private func settle(_ entry: PendingRequest, _ result: Result<any Sendable, any Error>, verb: String) throws(FFIError) {
-    monitor.lock()
-    guard pending[entry.id] === entry else {
-      let error = notPending(entry.id, verb: verb)
+    guard let entry = pending[id] else {
+      let error = notPending(id, verb: verb)
+      if let step { recorder?.recordAnswer(step, error: error) }
       monitor.unlock()
       throw error
     }
-    pending[entry.id] = nil
-    outcomes[entry.id] = .answered
+    monitor.unlock()
+    let result: Result<Result<any Sendable, any Error>, FFIError>
+    do {
+      result = .success(try outcome(entry))
+    } catch {
+      result = .failure(error)
+    }
+    monitor.lock()
+    guard pending[id] === entry else {
+      // Answered or cancelled meanwhile: that came first.
+      let error = notPending(id, verb: verb)
+      if let step { recorder?.recordAnswer(step, error: error) }
+      monitor.unlock()
+      throw error
+    }
+    let accepted: Result<any Sendable, any Error>
+    switch result {
+    case let .failure(error):
+      // A response of the wrong shape: the request stays pending.
+      if let step { recorder?.recordAnswer(step, error: error) }
+      monitor.unlock()
+      throw error
+    case let .success(value):
+      accepted = value
+    }
+    pending[id] = nil
+    outcomes[id] = .answered
+    if let step { recorder?.recordAnswer(step, error: nil) }
     let continuation = entry.continuation
     entry.continuation = nil
-    if continuation == nil { entry.result = result }
+    if continuation == nil { entry.result = accepted }
     monitor.unlock()
     if let continuation {
       entry.wait.willResume()
-      continuation.resume(with: result)
+      continuation.resume(with: accepted)
     }
   }
 
@@ -332,13 +349,28 @@ final class HostRequests: @unchecked Sendable {
     waitForCallbacks { $0.generation < current }
     monitor.unlock()
     guard !batch.isEmpty else { return }
-    // Deliver what was queued, then what queued meanwhile, until the queue stays empty.
+    // Deliver what was queued, then what queued meanwhile, until the queue stays empty. If
+    // the callback is removed meanwhile (by one of these events' own callback, say), what is
+    // left goes back to the front of the queue, in order: every event reaches the host once,
+    // by the callback or by the queue.
     while true {
-      for event in batch {
+      for index in batch.indices {
         monitor.lock()
-        let target = finished ? nil : callback.map { enterCallback($0) }
+        if finished {
+          flushing = false
+          monitor.unlock()
+          return
+        }
+        guard let callback else {
+          queue.insert(contentsOf: batch[index...], at: 0)
+          flushing = false
+          signal()
+          monitor.unlock()
+          return
+        }
+        let target = enterCallback(callback)
         monitor.unlock()
-        if let target { deliver((target.0, target.1, event, target.2)) }
+        deliver((target.0, target.1, batch[index], target.2))
       }
       monitor.lock()
       if !queue.isEmpty, !finished, callback != nil {

@@ -36,6 +36,8 @@ final class HostStoreTable: Sendable {
   let advanceClock: @Sendable (Store, Int64) throws(FFIError) -> Void
   let takeActions: @Sendable (Store) throws(FFIError) -> [UInt8]
   let effectCount: @Sendable (Store) -> Int
+  /// On the test clock, waits for effects to settle (see `HostStore.settle()`).
+  let settle: @Sendable (Store) -> Void
   let destroy: @Sendable (Store) -> Void
 
   @usableFromInline
@@ -53,6 +55,7 @@ final class HostStoreTable: Sendable {
     advanceClock: @escaping @Sendable (Store, Int64) throws(FFIError) -> Void,
     takeActions: @escaping @Sendable (Store) throws(FFIError) -> [UInt8],
     effectCount: @escaping @Sendable (Store) -> Int,
+    settle: @escaping @Sendable (Store) -> Void,
     destroy: @escaping @Sendable (Store) -> Void
   ) {
     self.storeType = storeType
@@ -68,6 +71,7 @@ final class HostStoreTable: Sendable {
     self.advanceClock = advanceClock
     self.takeActions = takeActions
     self.effectCount = effectCount
+    self.settle = settle
     self.destroy = destroy
   }
 }
@@ -114,6 +118,7 @@ struct HostStoreBox: Sendable {
   func advanceClock(_ milliseconds: Int64) throws(FFIError) { try table.advanceClock(store, milliseconds) }
   func takeActions() throws(FFIError) -> [UInt8] { try table.takeActions(store) }
   func effectCount() -> Int { table.effectCount(store) }
+  func settle() { table.settle(store) }
   func destroy() { table.destroy(store) }
 }
 
@@ -230,8 +235,14 @@ where Base.Action: Codable & Sendable, Base.State: Encodable {
   }
 }
 
-/// How much wall time one `rk_store_advance_clock` may take in all.
-@usableFromInline let advanceTimeoutNanoseconds: Int64 = 10_000_000_000
+/// How long the library's own waits for quiescence (`rk_store_advance_clock`, an answer on
+/// the test clock, a recording's settling) go on while no effect makes progress: only an
+/// effect stuck on something other than the clock stops them, never a slow machine.
+@usableFromInline let settleStallNanoseconds: Int64 = 10_000_000_000
+
+/// How many sleepers one `rk_store_advance_clock` wakes at most (a timer over a huge span):
+/// a count, not a time, so the call ends at the same clock reading on every machine.
+@usableFromInline let maxAdvanceWakeUps = 100_000
 
 /// Decoded actions by their exact JSON text, so a host that sends the same action again
 /// (`"increment"`) skips decoding. Sound because decoding is a pure function of the text
@@ -440,6 +451,7 @@ where R: SendableMetatype, R.State: Codable & Sendable, R.Action: Codable & Send
       advanceClock: { store, milliseconds throws(FFIError) in try of(store).advanceClock(milliseconds: milliseconds) },
       takeActions: { store throws(FFIError) in try of(store).takeActions() },
       effectCount: { store in of(store).store.effectCount },
+      settle: { store in of(store).settle() },
       destroy: { store in of(store).destroy() }
     )
   }
@@ -639,17 +651,42 @@ where R: SendableMetatype, R.State: Codable & Sendable, R.Action: Codable & Send
     let start = clock.now
     let target = start.advanced(by: .milliseconds(milliseconds))
     let result = clock.advanceBlocking(
-      by: .milliseconds(milliseconds), timeoutNanoseconds: advanceTimeoutNanoseconds)
-    if case let .timedOut(reached) = result {
-      throw FFIError(
-        .timeout,
-        "woken effects did not settle within \(advanceTimeoutNanoseconds / 1_000_000_000) s of wall "
-          + "time (a timer that fires more often than it can run, or an effect that waits on "
-          + "something other than the clock); the test clock stopped at "
-          + "\(Self.milliseconds(reached.offset)) ms, \(Self.milliseconds(start.duration(to: reached))) ms "
-          + "of the \(Self.milliseconds(start.duration(to: target))) ms asked for")
+      by: .milliseconds(milliseconds), stallNanoseconds: settleStallNanoseconds, maxWakeUps: maxAdvanceWakeUps)
+    let why: String
+    let reached: TestClock.Instant
+    switch result {
+    case .settled:
+      return
+    case let .stalled(at):
+      reached = at
+      why = "woken effects made no progress for \(settleStallNanoseconds / 1_000_000_000) s without settling "
+        + "(an effect that waits on something other than the clock)"
+    case let .tooManyWakeUps(at):
+      reached = at
+      why = "\(maxAdvanceWakeUps) sleepers woke and more were due (a timer that fires more often than "
+        + "the span allows to run)"
     }
+    throw FFIError(
+      .timeout,
+      "\(why); the test clock stopped at \(Self.milliseconds(reached.offset)) ms, "
+        + "\(Self.milliseconds(start.duration(to: reached))) ms of the "
+        + "\(Self.milliseconds(start.duration(to: target))) ms asked for")
   }
+
+  /// On the test clock, waits until the effects an answer or an action resumed have settled
+  /// (finished, or asleep on the clock, or waiting for the host), however long that takes
+  /// while they make progress. Does nothing on the live clock, inside a request callback or a
+  /// reduce of this store, or on a Swift concurrency thread, where waiting could wait for itself.
+  @usableFromInline
+  func settle() {
+    guard clock != nil, !requests.isCallingBackOnCurrentThread, !isHeldByCurrentThread,
+      !Self.isOnSwiftTask
+    else { return }
+    _ = store.waitUntilSettled(stallNanoseconds: settleStallNanoseconds)
+  }
+
+  /// Whether the calling thread runs a Swift task (blocking there could starve the pool).
+  @usableFromInline static var isOnSwiftTask: Bool { withUnsafeCurrentTask { $0 != nil } }
 
   /// The error of a wait from inside a request callback, which would wait for itself.
   @usableFromInline

@@ -74,15 +74,16 @@ final class SessionRecorder: Sendable {
       waitIdle: base.waitIdle,
       advanceClock: { store, milliseconds throws(FFIError) in try self.advance(milliseconds, store, base) },
       takeActions: { _ throws(FFIError) in try self.takeUserRecords() },
-      effectCount: base.effectCount, destroy: base.destroy)
+      effectCount: base.effectCount, settle: base.settle, destroy: base.destroy)
   }
 
   /// On the test clock, lets effects an answer resumed finish (or sleep on the clock) before
-  /// the next step, so the steps come out in the order a replay waits for them. Bounded (1 s);
-  /// where waiting is not allowed (inside a request callback) it does not wait.
+  /// the next step, so the steps come out in the order a replay waits for them (the store's
+  /// `settle`: bounded by progress, not by wall time; it does not wait where waiting is not
+  /// allowed, inside a request callback).
   private func settle(_ store: HostStoreTable.Store, _ base: HostStoreTable) {
     guard testClock else { return }
-    do { try base.waitIdle(store, 1000) } catch {}
+    base.settle(store)
   }
 
   private func send(_ bytes: UnsafeRawBufferPointer, to store: HostStoreTable.Store, _ base: HostStoreTable) throws(FFIError) {
@@ -143,38 +144,29 @@ final class SessionRecorder: Sendable {
     append(step)
   }
 
-  /// Records `rk_store_resolve(id, bytes)` before `apply` runs it, with the error it throws.
-  /// A response that is not JSON is not recorded (a replay could not send it).
-  func recordAnswer(
-    resolving id: UInt64, with bytes: UnsafeRawBufferPointer, _ apply: () throws(FFIError) -> Void
-  ) throws(FFIError) {
-    guard let response = Self.compactJSON(bytes) else { return try apply() }
+  /// The step of `rk_store_resolve(id, bytes)`, without its closing brace; nil when `bytes`
+  /// is not JSON (a replay could not send it).
+  static func resolveStep(_ id: UInt64, _ bytes: UnsafeRawBufferPointer) -> [UInt8]? {
+    guard let response = compactJSON(bytes) else { return nil }
     var step = Array(#"{"resolve":\#(id),"response":"#.utf8)
     step.append(contentsOf: response)
-    try recordAnswer(step, apply)
+    return step
   }
 
-  /// Records `rk_store_fail(id, message)` before `apply` runs it, with the error it throws.
-  func recordAnswer(failing id: UInt64, message: String, _ apply: () throws(FFIError) -> Void) throws(FFIError) {
+  /// The step of `rk_store_fail(id, message)`, without its closing brace.
+  static func failStep(_ id: UInt64, _ message: String) -> [UInt8] {
     var step = Array(#"{"fail":\#(id),"message":"#.utf8)
     step.append(contentsOf: JSONValue.string(message).serializedBytes())
-    try recordAnswer(step, apply)
+    return step
   }
 
-  private func recordAnswer(_ step: [UInt8], _ apply: () throws(FFIError) -> Void) throws(FFIError) {
-    let index = append(step)
-    do {
-      try apply()
-    } catch {
-      book.withLock { book in
-        if error.status == .invalidHandle {
-          book.steps[index] = nil  // the store is gone: nothing was answered
-        } else {
-          book.steps[index]?.append(contentsOf: Self.errorMember(error))
-        }
-      }
-      throw error
-    }
+  /// Records an answer step with the error the call returns (nil: accepted). Called by
+  /// `HostRequests` under its monitor at the moment the answer is accepted or refused, so
+  /// the steps keep that order.
+  func recordAnswer(_ step: [UInt8], error: FFIError?) {
+    var step = step
+    if let error { step.append(contentsOf: Self.errorMember(error)) }
+    append(step)
   }
 
   // MARK: Steps
@@ -382,7 +374,7 @@ enum LogRecords {
 }
 
 extension HostStoreBox {
-  /// `rk_store_scenario`: waits up to 1 s for effects to settle, then the scenario of
+  /// `rk_store_scenario`: waits for effects to settle, then the scenario of
   /// everything the store did since it was created.
   func scenario() throws(FFIError) -> [UInt8] {
     guard let recorder = requests.recorder else {
@@ -390,8 +382,13 @@ extension HostStoreBox {
         .misuse, "the store does not record its session; create it with {\"record\": true} to use rk_store_scenario")
     }
     // Not from inside a request callback or a reduce of this store (misuse): then it does not
-    // wait, and the effect that is running leaves out `finish`.
-    do { try waitIdle(1000) } catch {}
+    // wait, and the effect that is running leaves out `finish`. On the test clock the wait is
+    // bounded by progress (`settle`); on the live clock, by 1 s of wall time.
+    if recorder.testClock {
+      settle()
+    } else {
+      do { try waitIdle(1000) } catch {}
+    }
     return recorder.document(idle: effectCount() == 0)
   }
 }

@@ -25,6 +25,7 @@
 #endif
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,10 +134,25 @@ static inline int rk_t_under_valgrind(void) {
     return v != NULL && v[0] != '\0' && strcmp(v, "0") != 0;
 }
 
-/* Kills the test (SIGALRM, a non-zero exit) if it runs longer than `seconds` (x20 under
- * valgrind): a deadlock fails the run instead of hanging it. */
+/* How much longer than on a quiet machine the caps of waits may be: the number in
+ * REDUCERKIT_TEST_TIMEOUT_SCALE (default 1; e.g. 5 on a machine running other builds), times
+ * 20 under valgrind. Tests wait on conditions; a cap only turns a real hang into a failure,
+ * so it is generous and scaled, never a measure of speed. */
+static inline double rk_t_timeout_scale(void) {
+    const char *v = getenv("REDUCERKIT_TEST_TIMEOUT_SCALE");
+    double scale = v != NULL ? strtod(v, NULL) : 1.0;
+    if (!(scale >= 1.0) || scale > 1000.0) scale = 1.0;
+    return rk_t_under_valgrind() ? scale * 20.0 : scale;
+}
+
+/* A cap of `ms` milliseconds on a quiet machine, scaled (rk_t_timeout_scale()). */
+static inline int64_t rk_t_cap_ms(int64_t ms) { return (int64_t)((double)ms * rk_t_timeout_scale()); }
+#define RK_T_MS(ms) rk_t_cap_ms(ms)
+
+/* Kills the test (SIGALRM, a non-zero exit) if it runs longer than `seconds` (scaled like
+ * every cap): a deadlock fails the run instead of hanging it. 0 turns it off. */
 static inline void rk_t_watchdog(unsigned seconds) {
-    alarm(rk_t_under_valgrind() ? seconds * 20 : seconds);
+    alarm(seconds == 0 ? 0 : (unsigned)rk_t_cap_ms((int64_t)seconds));
 }
 
 static inline void rk_t_sleep_ms(long ms) {

@@ -311,7 +311,7 @@ static void busy_callback(void *userdata, const char *state_json, size_t len, ui
     if (rk_store_version(r->store, &v) != RK_OK || v != version) r->bad_state++;
     if ((int)version < r->resend_until) r->resend_status = rk_store_send(r->store, "\"increment\"");
     if (version == 1) {
-        r->wait_status = rk_store_wait_idle(r->store, 1000);
+        r->wait_status = rk_store_wait_idle(r->store, RK_T_MS(1000));
         snprintf(r->wait_message, sizeof r->wait_message, "%s", rk_last_error());
         r->advance_status = rk_store_advance_clock(r->store, 10);
     }
@@ -438,7 +438,7 @@ static void test_reentrant_callbacks(void) {
 static void test_wait_idle(void) {
     rk_store *s = CREATE("counter", "{\"initial_state\":{\"count\":42}}"); /* live clock */
     uint64_t n = 99;
-    int timeout_ms = rk_t_under_valgrind() ? 60000 : 10000;
+    int64_t timeout_ms = RK_T_MS(10000);
     TEST("rk_store_wait_idle");
     CHECK_OK(rk_store_wait_idle(s, 0)); /* nothing running */
     CHECK_OK(rk_store_wait_idle(s, -1));
@@ -493,7 +493,7 @@ static void test_advance_clock(void) {
     CHECK_STATUS(rk_store_advance_clock(s, -1), RK_ERR_INVALID_ARGUMENT);
     CHECK_CONTAINS(rk_last_error(), "-1");
     CHECK_OK(rk_store_send(s, "\"toggleTimer\""));
-    CHECK_OK(rk_store_wait_idle(s, 10000));
+    CHECK_OK(rk_store_wait_idle(s, RK_T_MS(10000)));
     CHECK_OK(rk_store_effect_count(s, &n));
     CHECK(n == 0);
     CHECK_OK(rk_store_advance_clock(s, 10000));
@@ -522,7 +522,7 @@ static void test_take_actions(void) {
     rk_free(json);
     CHECK_OK(rk_store_send(s, "\"increment\""));
     CHECK_OK(rk_store_send(s, "\"factButtonTapped\""));
-    CHECK_OK(rk_store_wait_idle(s, 10000));
+    CHECK_OK(rk_store_wait_idle(s, RK_T_MS(10000)));
     CHECK_OK(rk_store_send(s, "{\"setCount\":3}"));
     json = NULL;
     CHECK_OK(rk_store_take_actions(s, &json, &len));
@@ -607,7 +607,7 @@ static int slow_flag(slow_cb *c, const int *flag) {
 
 /* Waits (bounded) for a callback of an effect's action to be running. */
 static int wait_entered(slow_cb *c) {
-    double until = rk_t_now_ms() + (rk_t_under_valgrind() ? 60000.0 : 10000.0);
+    double until = rk_t_now_ms() + (double)RK_T_MS(10000);
     while (!slow_flag(c, &c->entered) && rk_t_now_ms() < until) rk_t_sleep_ms(1);
     return slow_flag(c, &c->entered);
 }

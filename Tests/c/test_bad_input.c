@@ -561,7 +561,7 @@ static void test_big(target *t) {
     free(big);
     /* Back to a small state for the other tests. */
     CHECK_OK(rk_store_send(t->store, "\"factButtonTapped\""));
-    CHECK_OK(rk_store_wait_idle(t->store, rk_t_under_valgrind() ? 60000 : 10000));
+    CHECK_OK(rk_store_wait_idle(t->store, RK_T_MS(10000)));
     snapshot(t);
     CHECK(strlen(t->state) < 200);
 }

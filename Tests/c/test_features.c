@@ -11,7 +11,7 @@
 
 #define TEST_CLOCK "{\"clock\":\"test\"}"
 
-static int settle_ms(void) { return rk_t_under_valgrind() ? 60000 : 10000; }
+static int64_t settle_ms(void) { return RK_T_MS(10000); }
 
 /* Sends an action that must succeed. */
 #define SEND(store, action) CHECK_OK(rk_store_send((store), (action)))

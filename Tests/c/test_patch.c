@@ -321,7 +321,7 @@ static int run_one(const char *feature, uint64_t seed, int steps) {
         CHECK_OK(rk_store_send(s, action));
         if (counter) {
             CHECK_OK(rk_store_advance_clock(s, below(3) * 1000));
-            CHECK_OK(rk_store_wait_idle(s, 5000));
+            CHECK_OK(rk_store_wait_idle(s, RK_T_MS(5000)));
         }
         state = get(s, "", &v);
         snapshots[step] = state;

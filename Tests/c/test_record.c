@@ -110,9 +110,11 @@ static int write_text(const char *path, const char *text) {
 /* The scenario runner linked in (reducerkit-check's): its exit status for `path`. */
 static int replay_linked(const char *path) {
     char *args[5];
+    char timeout[32];
+    snprintf(timeout, sizeof timeout, "%lld", (long long)RK_T_MS(2000));
     args[0] = "test_record";
     args[1] = "--timeout-ms";
-    args[2] = rk_t_under_valgrind() ? "30000" : "2000";
+    args[2] = timeout;
     args[3] = (char *)path;
     args[4] = NULL;
     fflush(stdout);
@@ -299,7 +301,7 @@ static void test_counter_session(void) {
     CHECK_STATUS(rk_store_resolve(s, 1, "42"), RK_ERR_RESPONSE);    /* refused: stays pending */
     CHECK_STATUS(rk_store_resolve(s, 1, "[1,"), RK_ERR_JSON);       /* not JSON: not a step */
     CHECK_OK(rk_store_resolve(s, 1, " \"6 is a perfect number.\" "));
-    CHECK_OK(rk_store_wait_idle(s, 5000)); /* the response action first (a fixed order) */
+    CHECK_OK(rk_store_wait_idle(s, RK_T_MS(5000))); /* the response action first (a fixed order) */
     CHECK_STATUS(rk_store_resolve(s, 1, "\"again\""), RK_ERR_INVALID_ARGUMENT); /* answered */
     CHECK_STATUS(rk_store_fail(s, 99, "nobody asked"), RK_ERR_INVALID_ARGUMENT); /* unknown id */
 
@@ -308,7 +310,7 @@ static void test_counter_session(void) {
     CHECK_JSON(events, "[{\"id\":2,\"name\":\"numberFact\",\"payload\":6}]");
     rk_free(events);
     CHECK_OK(rk_store_fail(s, 2, "offline"));
-    CHECK_OK(rk_store_wait_idle(s, 5000));
+    CHECK_OK(rk_store_wait_idle(s, RK_T_MS(5000)));
 
     send_ok(s, "\"toggleTimer\"");
     CHECK_STATUS(rk_store_advance_clock(s, -1), RK_ERR_INVALID_ARGUMENT); /* not a step */
@@ -416,7 +418,7 @@ static void test_search_session(void) {
     rk_free(events);
     CHECK_STATUS(rk_store_resolve(s, 1, "[\"too late\"]"), RK_ERR_INVALID_ARGUMENT); /* cancelled */
     CHECK_OK(rk_store_resolve(s, 2, "[\"swift\",\"swim\"]"));
-    CHECK_OK(rk_store_wait_idle(s, 5000));
+    CHECK_OK(rk_store_wait_idle(s, RK_T_MS(5000)));
     send_ok(s, "{\"queryChanged\":\"p\"}");
     CHECK_OK(rk_store_advance_clock(s, 300));
     send_ok(s, "{\"queryChanged\":\"\"}"); /* clearing the query cancels request 3 */
@@ -519,11 +521,11 @@ static void test_callback_answers(void) {
     a.store = CREATE("counter", "{\"clock\":\"test\",\"provide\":[\"numberFact\"],\"record\":true}");
     CHECK_OK(rk_store_on_request(a.store, answer_in_callback, &a));
     send_ok(a.store, "\"factButtonTapped\"");
-    CHECK_OK(rk_store_wait_idle(a.store, 5000));
+    CHECK_OK(rk_store_wait_idle(a.store, RK_T_MS(5000)));
     CHECK(a.requests == 1);
     CHECK(a.scenario_status == RK_OK);
     CHECK(!a.scenario_had_finish); /* the effect that made the request is running */
-    if (!rk_t_under_valgrind()) CHECK_MSG(a.scenario_ms < 500, "took %.0f ms", a.scenario_ms);
+    CHECK_MSG(a.scenario_ms < (double)RK_T_MS(500), "took %.0f ms (it must not wait)", a.scenario_ms);
     json = scenario_of(a.store);
     doc = parse(json);
     if (doc != NULL) {
@@ -552,7 +554,7 @@ static void test_while_effects_run(void) {
     start = rk_t_now_ms();
     json = scenario_of(s);
     took = rk_t_now_ms() - start;
-    if (!rk_t_under_valgrind()) CHECK_MSG(took >= 900 && took < 3000, "took %.0f ms", took);
+    CHECK_MSG(took >= 900, "took %.0f ms: rk_store_scenario waits up to 1 s on the live clock", took);
     doc = parse(json);
     CHECK(doc != NULL && !has_finish(doc));
     jm_free(doc);
@@ -648,6 +650,95 @@ static void test_threads(void) {
     rk_store_destroy(s);
 }
 
+/* ---- two threads answer one request at once ---------------------------------------- */
+
+typedef struct racer {
+    rk_store *store;
+    const char *response;
+    pthread_mutex_t *mu;
+    pthread_cond_t *cv;
+    int *go;
+    rk_status status;
+} racer;
+
+static void *answer_when_told(void *arg) {
+    racer *r = (racer *)arg;
+    pthread_mutex_lock(r->mu);
+    while (!*r->go) pthread_cond_wait(r->cv, r->mu);
+    pthread_mutex_unlock(r->mu);
+    r->status = rk_store_resolve(r->store, 1, r->response);
+    return NULL;
+}
+
+static void test_racing_answers(void) {
+    int rounds = rk_t_under_valgrind() ? 40 : 1000, i, in_order = 0, replayed = 0, checked = 0;
+    pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+    pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+    TEST("two threads answer one request at once: answers recorded in the order accepted");
+    for (i = 0; i < rounds; i++) {
+        rk_store *s = CREATE("counter", "{\"clock\":\"test\",\"provide\":[\"numberFact\"],"
+                                        "\"record\":true}");
+        pthread_t t[2];
+        racer r[2];
+        int go = 0, k;
+        char *json, *events;
+        jm_value *doc;
+        send_ok(s, "\"factButtonTapped\"");
+        events = take_requests(s);
+        rk_free(events);
+        for (k = 0; k < 2; k++) {
+            r[k].store = s;
+            r[k].response = k == 0 ? "\"A\"" : "\"B\"";
+            r[k].mu = &mu;
+            r[k].cv = &cv;
+            r[k].go = &go;
+            r[k].status = RK_ERR_INTERNAL;
+            CHECK(pthread_create(&t[k], NULL, answer_when_told, &r[k]) == 0);
+        }
+        pthread_mutex_lock(&mu);
+        go = 1;
+        pthread_cond_broadcast(&cv);
+        pthread_mutex_unlock(&mu);
+        for (k = 0; k < 2; k++) pthread_join(t[k], NULL);
+        CHECK((r[0].status == RK_OK) != (r[1].status == RK_OK));
+        json = scenario_of(s);
+        doc = parse(json);
+        if (doc != NULL) {
+            /* The first resolve step is the accepted one; the second was refused. */
+            const jm_value *steps = steps_of(doc), *first = NULL, *second = NULL;
+            size_t n;
+            for (n = 0; steps != NULL && n < steps->count; n++) {
+                if (jm_get(steps->items[n], "resolve") == NULL) continue;
+                if (first == NULL) first = steps->items[n];
+                else if (second == NULL) second = steps->items[n];
+            }
+            checked++;
+            if (first != NULL && second != NULL && jm_get(first, "error") == NULL &&
+                jm_get(second, "error") != NULL &&
+                strcmp(jm_str(jm_get(first, "response")),
+                       r[0].status == RK_OK ? "A" : "B") == 0)
+                in_order++;
+            else if (in_order + 1 == checked)
+                printf("   round %d: %.600s\n", i, json);
+        }
+        /* And a sample replays (the runner linked in): 031112b failed ~15 in 1,000. */
+        if (i % (rk_t_under_valgrind() ? 20 : 100) == 0) {
+            char *path = path_in_tmp("racing.scenario.json");
+            if (path != NULL && write_text(path, json)) replayed += replay_linked(path) == 0;
+            if (path != NULL) remove(path);
+            free(path);
+        } else {
+            replayed++;
+        }
+        jm_free(doc);
+        rk_free(json);
+        rk_store_destroy(s);
+    }
+    CHECK_MSG(in_order == rounds, "%d of %d recordings list the accepted answer first", in_order,
+              rounds);
+    CHECK_MSG(replayed == rounds, "%d of %d sampled recordings replay", replayed, rounds);
+}
+
 /* ---- errors ------------------------------------------------------------------------ */
 
 static void test_errors(void) {
@@ -717,6 +808,7 @@ int main(void) {
     test_callback_answers();
     test_while_effects_run();
     test_threads();
+    test_racing_answers();
     test_errors();
     rmdir(tmpdir);
     RK_TEST_EXIT();

@@ -114,7 +114,6 @@ static void test_queue_round_trip(void) {
     int fd = -1, fd2 = -2, flags;
     char *json = NULL;
     char fact[256];
-    double start;
     jm_value *events, *log;
     TEST("queued: a request, its fd, rk_store_resolve, the response reduced");
 
@@ -141,9 +140,7 @@ static void test_queue_round_trip(void) {
     CHECK(readable(fd)); /* poll does not consume it */
     CHECK(effects_of(s) == 1);
     /* The effect waits for the host: idle, but counted. */
-    start = rk_t_now_ms();
-    CHECK_OK(rk_store_wait_idle(s, 5000));
-    CHECK_MSG(rk_t_now_ms() - start < 2500, "wait_idle took %.0f ms", rk_t_now_ms() - start);
+    CHECK_OK(rk_store_wait_idle(s, RK_T_MS(5000)));
     CHECK_OK(rk_store_wait_idle(s, 0));
     CHECK(effects_of(s) == 1);
     CHECK(readable(fd)); /* waiting did not take the events */
@@ -155,7 +152,7 @@ static void test_queue_round_trip(void) {
     CHECK_STATE(s, "{\"count\":42,\"fact\":null,\"isTimerOn\":false}");
 
     CHECK_OK(rk_store_resolve(s, 1, "\"42 is the answer.\""));
-    CHECK_OK(rk_store_wait_idle(s, 5000));
+    CHECK_OK(rk_store_wait_idle(s, RK_T_MS(5000)));
     CHECK(effects_of(s) == 0);
     CHECK_STATE(s, "{\"count\":42,\"fact\":\"42 is the answer.\",\"isTimerOn\":false}");
     CHECK(rk_t_version(s) == 3);
@@ -194,15 +191,15 @@ static void test_queue_round_trip(void) {
     jm_free(events);
     CHECK(!readable(fd));
     CHECK_OK(rk_store_resolve(s, 4, "\"four\""));
-    CHECK_OK(rk_store_wait_idle(s, 5000));
+    CHECK_OK(rk_store_wait_idle(s, RK_T_MS(5000)));
     CHECK_STR_EQ(state_string(s, "fact", fact, sizeof fact), "four");
     CHECK_OK(rk_store_resolve(s, 2, "\"two\""));
-    CHECK_OK(rk_store_wait_idle(s, 5000));
+    CHECK_OK(rk_store_wait_idle(s, RK_T_MS(5000)));
     CHECK_STR_EQ(state_string(s, "fact", fact, sizeof fact), "two");
     CHECK(effects_of(s) == 1);
     /* A response with escapes and non-ASCII text arrives as sent. */
     CHECK_OK(rk_store_resolve(s, 3, "\"tw\\u00e9lve \\\"12\\\" \xe2\x9c\x93\""));
-    CHECK_OK(rk_store_wait_idle(s, 5000));
+    CHECK_OK(rk_store_wait_idle(s, RK_T_MS(5000)));
     CHECK_STR_EQ(state_string(s, "fact", fact, sizeof fact), "tw\xc3\xa9lve \"12\" \xe2\x9c\x93");
     CHECK(effects_of(s) == 0);
     CHECK(rk_t_version(s) == 3 + 5 + 3);
@@ -298,7 +295,7 @@ static void test_callback_round_trip(void) {
     CHECK(!readable(fd)); /* events go to the callback, not the queue */
     CHECK_TAKE(s, "[]");
     /* Outside the callback, waiting is fine again. */
-    CHECK_OK(rk_store_wait_idle(s, 1000));
+    CHECK_OK(rk_store_wait_idle(s, RK_T_MS(1000)));
     CHECK_OK(rk_store_advance_clock(s, 10));
     /* The same answered again from outside: already answered. */
     CHECK_STATUS(rk_store_resolve(s, 1, "\"again\""), RK_ERR_INVALID_ARGUMENT);
@@ -359,7 +356,7 @@ static void test_callback_set_and_removed(void) {
     CHECK(pthread_create(&t, NULL, answer_on_thread, &job) == 0);
     pthread_join(t, NULL);
     CHECK_STATUS(job.status, RK_OK);
-    CHECK_OK(rk_store_wait_idle(s, 5000));
+    CHECK_OK(rk_store_wait_idle(s, RK_T_MS(5000)));
     CHECK_STR_EQ(state_string(s, "fact", fact, sizeof fact), "two, from a thread");
     CHECK(effects_of(s) == 2);
 
@@ -372,7 +369,7 @@ static void test_callback_set_and_removed(void) {
     CHECK_OK(rk_store_resolve(s, 1, "\"one\""));
     CHECK_OK(rk_store_resolve(s, 3, "\"three\""));
     CHECK_OK(rk_store_resolve(s, 4, "\"four\""));
-    CHECK_OK(rk_store_wait_idle(s, 5000));
+    CHECK_OK(rk_store_wait_idle(s, RK_T_MS(5000)));
     CHECK(effects_of(s) == 0);
     CHECK(rk_t_version(s) == 6 + 4);
     CHECK(l.events == 3);
@@ -394,7 +391,7 @@ static void test_fail(void) {
     CHECK_OK(rk_store_send(c, "\"factButtonTapped\""));
     CHECK_TAKE(c, "[{\"id\":1,\"name\":\"numberFact\",\"payload\":5}]");
     CHECK_OK(rk_store_fail(c, 1, "offline"));
-    CHECK_OK(rk_store_wait_idle(c, 5000));
+    CHECK_OK(rk_store_wait_idle(c, RK_T_MS(5000)));
     CHECK(effects_of(c) == 0);
     CHECK_STR_EQ(state_string(c, "fact", fact, sizeof fact),
                  "Could not load a fact about 5: offline");
@@ -406,7 +403,7 @@ static void test_fail(void) {
     CHECK_OK(rk_store_send(c, "\"factButtonTapped\""));
     CHECK_TAKE(c, "[{\"id\":2,\"name\":\"numberFact\",\"payload\":5}]");
     CHECK_OK(rk_store_fail(c, 2, NULL));
-    CHECK_OK(rk_store_wait_idle(c, 5000));
+    CHECK_OK(rk_store_wait_idle(c, RK_T_MS(5000)));
     CHECK_STR_EQ(state_string(c, "fact", fact, sizeof fact), "Could not load a fact about 5: ");
     CHECK_STATUS(rk_store_fail(c, 3, "x"), RK_ERR_INVALID_ARGUMENT);
     CHECK_CONTAINS(rk_last_error(), "unknown");
@@ -422,7 +419,7 @@ static void test_fail(void) {
     printf("   (an error report about a failed search request is expected on stderr)\n");
     fflush(stdout);
     CHECK_OK(rk_store_fail(s, 1, "the search service is down"));
-    CHECK_OK(rk_store_wait_idle(s, 5000));
+    CHECK_OK(rk_store_wait_idle(s, RK_T_MS(5000)));
     CHECK(effects_of(s) == 0);
     CHECK(rk_t_version(s) == version);
     CHECK_STATE(s, before);
@@ -467,7 +464,7 @@ static void test_provide_option(void) {
     s = CREATE("counter", "{\"provide\":[]}");
     CHECK_OK(rk_store_send(s, "{\"setCount\":42}"));
     CHECK_OK(rk_store_send(s, "\"factButtonTapped\""));
-    CHECK_OK(rk_store_wait_idle(s, 5000));
+    CHECK_OK(rk_store_wait_idle(s, RK_T_MS(5000)));
     CHECK_STATE(s, "{\"count\":42,\"fact\":\"42 is the answer to the ultimate question.\","
                    "\"isTimerOn\":false}");
     CHECK_TAKE(s, "[]");
@@ -477,7 +474,7 @@ static void test_provide_option(void) {
     s = CREATE("search", "{\"clock\":\"test\"}");
     CHECK_OK(rk_store_send(s, "{\"queryChanged\":\"sw\"}"));
     CHECK_OK(rk_store_advance_clock(s, 300));
-    CHECK_OK(rk_store_wait_idle(s, 5000));
+    CHECK_OK(rk_store_wait_idle(s, RK_T_MS(5000)));
     CHECK_STATE(s, "{\"query\":\"sw\",\"results\":[\"swift\",\"swim\"]}");
     CHECK_TAKE(s, "[]");
     rk_store_destroy(s);
@@ -544,11 +541,11 @@ static void test_clock_idle_and_cancellation(void) {
     CHECK(effects_of(s) == 1);
     /* Pending: the clock settles and wait_idle returns; the effect still counts. */
     CHECK_OK(rk_store_advance_clock(s, 1000));
-    CHECK_OK(rk_store_wait_idle(s, 5000));
+    CHECK_OK(rk_store_wait_idle(s, RK_T_MS(5000)));
     CHECK(effects_of(s) == 1);
     CHECK_TAKE(s, "[{\"id\":1,\"name\":\"search\",\"payload\":\"sw\"}]");
     CHECK_OK(rk_store_resolve(s, 1, "[\"swift\",\"swim\"]"));
-    CHECK_OK(rk_store_wait_idle(s, 5000));
+    CHECK_OK(rk_store_wait_idle(s, RK_T_MS(5000)));
     CHECK_STATE(s, "{\"query\":\"sw\",\"results\":[\"swift\",\"swim\"]}");
     CHECK(effects_of(s) == 0);
 
@@ -572,7 +569,7 @@ static void test_clock_idle_and_cancellation(void) {
     CHECK_OK(rk_store_advance_clock(s, 300));
     CHECK_TAKE(s, "[{\"id\":3,\"name\":\"search\",\"payload\":\"red\"}]");
     CHECK_OK(rk_store_resolve(s, 3, "[\"reducer\",\"redux\"]"));
-    CHECK_OK(rk_store_wait_idle(s, 5000));
+    CHECK_OK(rk_store_wait_idle(s, RK_T_MS(5000)));
     CHECK_STATE(s, "{\"query\":\"red\",\"results\":[\"reducer\",\"redux\"]}");
 
     /* An empty query cancels it too; a request and its cancellation, in that order. */
@@ -581,7 +578,7 @@ static void test_clock_idle_and_cancellation(void) {
     CHECK_OK(rk_store_send(s, "{\"queryChanged\":\"\"}"));
     CHECK_TAKE(s, "[{\"id\":4,\"name\":\"search\",\"payload\":\"pl\"},{\"id\":4,\"cancelled\":true}]");
     CHECK_STATE(s, "{\"query\":\"\",\"results\":[]}");
-    CHECK_OK(rk_store_wait_idle(s, 5000));
+    CHECK_OK(rk_store_wait_idle(s, RK_T_MS(5000)));
     CHECK(effects_of(s) == 0);
     /* A query that changes within the debounce asks nothing. */
     CHECK_OK(rk_store_send(s, "{\"queryChanged\":\"a\"}"));
@@ -593,7 +590,7 @@ static void test_clock_idle_and_cancellation(void) {
     CHECK_TAKE(s, "[{\"id\":5,\"name\":\"search\",\"payload\":\"ap\"}]");
     /* Ids are never reused: the next request after a cancellation is a new id. */
     CHECK_OK(rk_store_resolve(s, 5, "[\"apple\",\"apricot\"]"));
-    CHECK_OK(rk_store_wait_idle(s, 5000));
+    CHECK_OK(rk_store_wait_idle(s, RK_T_MS(5000)));
     CHECK_STATE(s, "{\"query\":\"ap\",\"results\":[\"apple\",\"apricot\"]}");
     rk_store_destroy(s);
 }
@@ -612,7 +609,7 @@ static void test_destroy_with_pending(void) {
     for (i = 0; i < 3; i++) CHECK_OK(rk_store_send(s, "\"factButtonTapped\""));
     CHECK(l.requests == 3);
     CHECK_OK(rk_store_resolve(s, 2, "\"two\"")); /* answered: not cancelled at destroy */
-    CHECK_OK(rk_store_wait_idle(s, 5000));
+    CHECK_OK(rk_store_wait_idle(s, RK_T_MS(5000)));
     CHECK(effects_of(s) == 2);
     l.on_caller_thread = 0;
     rk_store_destroy(s);
@@ -659,6 +656,100 @@ static void test_destroy_with_pending(void) {
     rk_t_sleep_ms(20);
     CHECK(l.after_destroy == 0);
     pthread_mutex_destroy(&l.mu);
+}
+
+/* ---- Every event reaches the host once; answers reduced in the order given ------------ */
+
+typedef struct flush_probe {
+    rk_store *store;
+    int calls;
+    uint64_t first_id;
+    rk_status removed;
+} flush_probe;
+
+/* Takes the first event, then goes back to queueing (removes itself). */
+static void remove_on_first(void *userdata, const char *event_json, size_t len) {
+    flush_probe *p = (flush_probe *)userdata;
+    (void)len;
+    p->calls++;
+    if (p->calls == 1) {
+        p->first_id = id_of_text(event_json);
+        p->removed = rk_store_on_request(p->store, NULL, NULL);
+    }
+}
+
+static void test_callback_removed_while_flushing(void) {
+    flush_probe p;
+    jm_value *events;
+    size_t i;
+    int in_order = 1;
+    TEST("a callback removed while it is handed queued events: the rest stay queued, in order");
+    memset(&p, 0, sizeof p);
+    p.store = CREATE("counter", PROVIDE_FACT);
+    for (i = 0; i < 10; i++) CHECK_OK(rk_store_send(p.store, "\"factButtonTapped\""));
+    /* 031112b: 9 of the 10 were neither delivered nor re-queued. */
+    CHECK_OK(rk_store_on_request(p.store, remove_on_first, &p));
+    CHECK_OK(p.removed);
+    CHECK_MSG(p.calls == 1 && p.first_id == 1, "%d calls, first id %llu", p.calls,
+              (unsigned long long)p.first_id);
+    events = take(p.store);
+    CHECK_MSG(events != NULL && events->count == 9, "%d events queued",
+              events ? (int)events->count : -1);
+    for (i = 0; events != NULL && i < events->count; i++) {
+        if (id_of(events->items[i]) != i + 2 || is_cancellation(events->items[i])) in_order = 0;
+    }
+    CHECK(in_order);
+    jm_free(events);
+    for (i = 1; i <= 10; i++) CHECK_OK(rk_store_resolve(p.store, (uint64_t)i, "\"f\""));
+    CHECK_OK(rk_store_wait_idle(p.store, RK_T_MS(10000)));
+    CHECK(effects_of(p.store) == 0);
+    CHECK(rk_t_version(p.store) == 20);
+    /* Nothing left to cancel: destroy tells the host of no request it never saw. */
+    CHECK_TAKE(p.store, "[]");
+    rk_store_destroy(p.store);
+}
+
+/* The "factResponse" texts of a take_actions log, in order, joined by ",". */
+static void fact_responses(rk_store *s, char *out, size_t cap) {
+    char *json = NULL;
+    jm_value *log;
+    size_t i, used = 0;
+    out[0] = '\0';
+    if (rk_store_take_actions(s, &json, NULL) != RK_OK) return;
+    log = jm_parse_str(json);
+    for (i = 0; log != NULL && i < log->count; i++) {
+        const char *fact = jm_str(jm_get(jm_get(log->items[i], "action"), "factResponse"));
+        if (fact != NULL && used + strlen(fact) + 2 < cap) {
+            used += (size_t)snprintf(out + used, cap - used, "%s%s", used ? "," : "", fact);
+        }
+    }
+    jm_free(log);
+    rk_free(json);
+}
+
+static void test_answers_reduced_in_order(void) {
+    int runs = rk_t_under_valgrind() ? 20 : 200, i, same = 0;
+    char order[128];
+    TEST("on the test clock, answers given back to back are reduced in the order given");
+    for (i = 0; i < runs; i++) {
+        rk_store *s = CREATE("counter", "{\"provide\":[\"numberFact\"],\"clock\":\"test\","
+                                        "\"record_actions\":true}");
+        jm_value *events;
+        CHECK_OK(rk_store_send(s, "\"factButtonTapped\""));
+        CHECK_OK(rk_store_send(s, "\"factButtonTapped\""));
+        events = take(s);
+        CHECK(events != NULL && events->count == 2);
+        jm_free(events);
+        /* 031112b: the two resumed effects raced, and either response could come first. */
+        CHECK_OK(rk_store_resolve(s, 2, "\"two\""));
+        CHECK_OK(rk_store_fail(s, 1, "one"));
+        CHECK_OK(rk_store_wait_idle(s, RK_T_MS(10000)));
+        fact_responses(s, order, sizeof order);
+        if (strcmp(order, "two,Could not load a fact about 0: one") == 0) same++;
+        else if (i == same) printf("   run %d: %s\n", i, order);
+        rk_store_destroy(s);
+    }
+    CHECK_MSG(same == runs, "%d of %d runs reduced the answers in the order given", same, runs);
 }
 
 /* ---- More callback rules ------------------------------------------------------------- */
@@ -769,7 +860,7 @@ static void test_more_callback_rules(void) {
         CHECK_OK(rk_store_send(in.store, "\"factButtonTapped\""));
         CHECK(in.events == 1);
         CHECK_STATUS(in.send_after, RK_OK);
-        CHECK_OK(rk_store_wait_idle(in.store, 5000));
+        CHECK_OK(rk_store_wait_idle(in.store, RK_T_MS(5000)));
         CHECK_STR_EQ(state_string(in.store, "fact", fact, sizeof fact), "from a subscriber");
         CHECK_OK(rk_store_unsubscribe(in.store, token));
     }
@@ -804,7 +895,7 @@ static void test_more_callback_rules(void) {
         if (rk_store_resolve(s, (uint64_t)i, "\"f\"") != RK_OK) break;
     }
     CHECK_MSG(i == 0, "resolve %d failed", i);
-    CHECK_OK(rk_store_wait_idle(s, 10000));
+    CHECK_OK(rk_store_wait_idle(s, RK_T_MS(10000)));
     CHECK(effects_of(s) == 0);
     CHECK(rk_t_version(s) == 2000);
     rk_store_destroy(s);
@@ -831,7 +922,7 @@ static void test_more_callback_rules(void) {
     }
     CHECK_MSG(sw.old_calls_after_swap == 0, "the old callback ran %d times after the swap",
               sw.old_calls_after_swap);
-    CHECK_OK(rk_store_wait_idle(sw.store, 10000));
+    CHECK_OK(rk_store_wait_idle(sw.store, RK_T_MS(10000)));
     CHECK(effects_of(sw.store) == 0);
     CHECK_MSG(sw.sends > rounds, "%ld sends", sw.sends);
     rk_store_destroy(sw.store);
@@ -880,7 +971,7 @@ static void after_refused(target *t, rk_status got, rk_status expected, const ch
         rk_t_report(strlen(message) > 0, file, line, expr, "rk_last_error() is empty");
     }
     /* Give a wrongly accepted answer the time to be reduced before comparing. */
-    rk_store_wait_idle(t->store, 2000);
+    rk_store_wait_idle(t->store, RK_T_MS(2000));
     state = rk_t_state_at(t->store, file, line);
     rk_t_report(state != NULL && t->state != NULL && strcmp(state, t->state) == 0, file, line,
                 expr, "the state changed:\n    before %.300s\n    after  %.300s",
@@ -971,7 +1062,7 @@ static void test_hostile_responses(void) {
 
     /* After all that, the right answer still works. */
     CHECK_OK(rk_store_resolve(t.store, 1, "[\"swift\",\"swim\"]"));
-    CHECK_OK(rk_store_wait_idle(t.store, 5000));
+    CHECK_OK(rk_store_wait_idle(t.store, RK_T_MS(5000)));
     CHECK_STATE(t.store, "{\"query\":\"sw\",\"results\":[\"swift\",\"swim\"]}");
     CHECK(rk_t_version(t.store) == t.version + 1);
     snapshot(&t);
@@ -989,7 +1080,7 @@ static void test_hostile_responses(void) {
     CHECK_OK(rk_store_send(t.store, "{\"queryChanged\":\"\"}"));
     CHECK_TAKE(t.store, "[{\"id\":2,\"name\":\"search\",\"payload\":\"re\"},"
                         "{\"id\":2,\"cancelled\":true}]");
-    CHECK_OK(rk_store_wait_idle(t.store, 5000)); /* the cancelled effect ends */
+    CHECK_OK(rk_store_wait_idle(t.store, RK_T_MS(5000))); /* the cancelled effect ends */
     snapshot(&t);
     CHECK(t.effects == 0);
     REFUSED(t, rk_store_resolve(t.store, 2, "[\"reducer\"]"), RK_ERR_INVALID_ARGUMENT,
@@ -1016,7 +1107,7 @@ static void test_hostile_responses(void) {
     REFUSED(t, rk_store_resolve(t.store, 1, "\"unterminated"), RK_ERR_JSON, "$");
     REFUSED(t, rk_store_resolve(t.store, 1, "\"\\ud800\""), RK_ERR_JSON, NULL);
     CHECK_OK(rk_store_resolve(t.store, 1, "\"0 is the additive identity.\""));
-    CHECK_OK(rk_store_wait_idle(t.store, 5000));
+    CHECK_OK(rk_store_wait_idle(t.store, RK_T_MS(5000)));
     CHECK_STATE(t.store, "{\"count\":0,\"fact\":\"0 is the additive identity.\",\"isTimerOn\":false}");
     CHECK_OK(rk_store_unsubscribe(t.store, t.token));
     rk_store_destroy(t.store);
@@ -1313,7 +1404,16 @@ static void *resolver(void *arg) {
         pthread_mutex_lock(&stress_mu);
         done = draining && njobs == 0 && nheld == 0 && settled();
         pthread_mutex_unlock(&stress_mu);
-        if (done && !readable(ss[SA].fd) && !readable(ss[SS].fd)) return NULL;
+        /* An accepted answer is not the last word: until its effect sends the response, a
+         * cancellation can still turn it into a cancellation event (no accepted answer is lost
+         * silently). So the survivors must be idle too (then every such event is queued)
+         * before an empty queue means the end. (Quitting on accepted answers alone lost the
+         * race on a loaded machine: the event came after the resolvers had gone.) */
+        if (done && rk_store_wait_idle(ss[SA].store, 0) == RK_OK &&
+            rk_store_wait_idle(ss[SC].store, 0) == RK_OK &&
+            rk_store_wait_idle(ss[SS].store, 0) == RK_OK && !readable(ss[SA].fd) &&
+            !readable(ss[SS].fd))
+            return NULL;
     }
 }
 
@@ -1471,7 +1571,7 @@ static void test_reliability(void) {
         if (k == SB) {
             if (b_log != NULL) count_reduced(k, b_log, &bad);
         } else {
-            CHECK_OK(rk_store_wait_idle(ss[k].store, 10000));
+            CHECK_OK(rk_store_wait_idle(ss[k].store, RK_T_MS(10000)));
             CHECK_MSG(effects_of(ss[k].store) == 0, "store %c has effects left", ss[k].letter);
             CHECK_TAKE(ss[k].store, "[]");
             CHECK_OK(rk_store_take_actions(ss[k].store, &json, NULL));
@@ -1591,6 +1691,8 @@ int main(void) {
     test_destroy_with_pending();
     test_more_callback_rules();
     test_hostile_responses();
+    test_callback_removed_while_flushing();
+    test_answers_reduced_in_order();
     test_reliability();
     RK_TEST_EXIT();
 }

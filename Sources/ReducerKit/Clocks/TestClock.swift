@@ -174,32 +174,36 @@ public final class TestClock: Clock, Sendable {
   @_spi(Host) public enum BlockingAdvanceResult: Equatable, Sendable {
     /// Time reached the target and every woken effect settled.
     case settled
-    /// The wall-time budget ran out; time stopped at `reached` (sleepers due later still
-    /// sleep, the one in progress may still be running).
-    case timedOut(reached: Instant)
+    /// Woken effects stopped making progress without settling (an effect waiting on
+    /// something other than the clock); time stopped at `reached`.
+    case stalled(reached: Instant)
+    /// `maxWakeUps` sleepers were woken and more were due (a timer firing more often than
+    /// the span asked for allows to run); time stopped at `reached`.
+    case tooManyWakeUps(reached: Instant)
   }
 
   /// Blocking variant of ``advance(by:)`` for hosts on threads outside Swift concurrency.
-  /// The whole call (every wake-up and settle) gets at most `timeoutNanoseconds` of wall time.
+  /// Bounded by conditions, not by wall time: it stops when woken effects make no progress
+  /// for `stallNanoseconds`, or after `maxWakeUps` wake-ups, so the same call ends the same
+  /// way on a fast machine and on a loaded one.
   @_spi(Host) public func advanceBlocking(
-    by duration: Duration, timeoutNanoseconds: Int64
+    by duration: Duration, stallNanoseconds: Int64, maxWakeUps: Int
   ) -> BlockingAdvanceResult {
-    let start = _monotonicNanoseconds()
-    func remaining() -> Int64 {
-      max(0, timeoutNanoseconds - (_monotonicNanoseconds() - start))
-    }
     for runtime in attachedRuntimes {
-      if !runtime.waitUntilIdle(timeoutNanoseconds: remaining()) { return .timedOut(reached: now) }
+      if !runtime.waitUntilSettled(stallNanoseconds: stallNanoseconds) { return .stalled(reached: now) }
     }
     let deadline = now.advanced(by: duration)
-    while let woken = wakeNext(upTo: deadline) {
-      for runtime in woken.runtimes {
-        if !runtime.waitUntilIdle(timeoutNanoseconds: remaining()) {
-          return .timedOut(reached: now)
-        }
+    var wakeUps = 0
+    while true {
+      if wakeUps >= maxWakeUps, nextDeadline.map({ $0 <= deadline }) == true {
+        return .tooManyWakeUps(reached: now)
       }
-      if remaining() == 0, nextDeadline.map({ $0 <= deadline }) == true {
-        return .timedOut(reached: now)
+      guard let woken = wakeNext(upTo: deadline) else { break }
+      wakeUps += 1
+      for runtime in woken.runtimes {
+        if !runtime.waitUntilSettled(stallNanoseconds: stallNanoseconds) {
+          return .stalled(reached: now)
+        }
       }
     }
     return .settled

@@ -75,6 +75,10 @@ final class EffectRuntime: @unchecked Sendable {
     var nextWaiter: UInt64 = 0
     var throttles: [CancelID: AnyObject] = [:]
     var invalidated = false
+    /// Counts the moments a tracked task stopped running (finished, or went to sleep on a
+    /// test clock or to wait for the host): waits for quiescence give up only when it stands
+    /// still (see `waitUntilSettled(stallNanoseconds:)`).
+    var progress: UInt64 = 0
   }
 
   private let condition = _Condition()
@@ -169,6 +173,7 @@ final class EffectRuntime: @unchecked Sendable {
       } else {
         state.busy -= 1
       }
+      state.progress &+= 1
       return Self.collectWaiters(&state)
     }
     condition.broadcast()
@@ -269,6 +274,7 @@ final class EffectRuntime: @unchecked Sendable {
   func unitWillSleep() {
     let resumed = locked { state -> [UnsafeContinuation<Bool, Never>] in
       state.busy -= 1
+      state.progress &+= 1
       return Self.collectWaiters(&state)
     }
     condition.broadcast()
@@ -289,6 +295,21 @@ final class EffectRuntime: @unchecked Sendable {
   /// Blocks the calling thread until ``isIdle`` or the timeout. Negative waits forever.
   func waitUntilIdle(timeoutNanoseconds: Int64) -> Bool {
     condition.wait(timeoutNanoseconds: timeoutNanoseconds) { state.busy == 0 }
+  }
+
+  /// Blocks the calling thread until ``isIdle``, however long that takes while effects make
+  /// progress; gives up (returns false) only when no tracked task stopped running for
+  /// `stallNanoseconds` — an effect stuck on something that is not coming, not a slow
+  /// machine. No wall-clock budget: on a loaded machine, or under valgrind, it waits longer.
+  func waitUntilSettled(stallNanoseconds: Int64) -> Bool {
+    while true {
+      let seen: UInt64? = locked { $0.busy == 0 ? nil : $0.progress }
+      guard let seen else { return true }
+      let moved = condition.wait(timeoutNanoseconds: stallNanoseconds) {
+        state.busy == 0 || state.progress != seen
+      }
+      if !moved { return false }
+    }
   }
 
   /// Suspends until ``isIdle``, or `timeout` passes on the continuous clock (nil: no limit).
