@@ -321,10 +321,11 @@ RK_API rk_status rk_store_wait_idle(rk_store *store, int64_t timeout_ms);
  *  settled, so the call returns while requests are pending). A sleep until "now" waits for the next advance (an advance
  *  by 0 wakes it). The clock saturates at INT64_MAX seconds instead of overflowing; a sleep
  *  whose deadline saturated never comes due.
- *  The whole call takes at most 10 s of wall time: past that (a timer over a huge span, or an
- *  effect that waits on something other than the clock) it returns RK_ERR_TIMEOUT, and the
- *  message says where the clock stopped; the store stays usable, with the clock at the last
- *  deadline it reached.
+ *  It is bounded by conditions, not by wall time, so it ends the same way on a loaded machine:
+ *  it returns RK_ERR_TIMEOUT when woken effects make no progress for 10 s without settling (an
+ *  effect that waits on something other than the clock), or after waking 100,000 sleepers
+ *  with more due (a timer over a huge span); the message says why and where the clock
+ *  stopped; the store stays usable, with the clock at the last deadline it reached.
  *  Errors: RK_ERR_INVALID_HANDLE, RK_ERR_INVALID_ARGUMENT (negative), RK_ERR_MISUSE (the
  *  store uses the live clock; or a call from inside a request callback of the same store),
  *  RK_ERR_TIMEOUT. Thread-safe; may be called from a callback; like rk_store_wait_idle(),
@@ -448,15 +449,21 @@ RK_API rk_status rk_store_request_fd(rk_store *store, int *out_fd);
  *  effect, whichever threads race. An accepted answer (RK_OK) is used by the effect's next
  *  action; if the effect is cancelled before it sends one (a cancelled effect's actions are
  *  dropped, as in TCA), the host gets the request's cancellation event after all: every
- *  accepted answer is either reduced or reported cancelled. Thread-safe; may be called from
- *  any callback. */
+ *  accepted answer is either reduced or reported cancelled.
+ *  On a test-clock store, an accepted answer returns only once the effects it resumed have
+ *  settled (finished, asleep on the clock, or waiting for the host again; bounded like
+ *  rk_store_advance_clock() by progress, not wall time), so answers given one after the
+ *  other are reduced in that order: a scenario replays the same every time. Inside a request
+ *  callback or a reduce of the same store it does not wait.
+ *  Thread-safe; may be called from any callback. */
 RK_API rk_status rk_store_resolve(rk_store *store, uint64_t request_id, const char *response_json);
 
 /** Fails request `request_id`: the effect's call throws an error carrying `message`
  *  (borrowed, UTF-8; NULL is an empty message), which the effect's catch handler gets, or
  *  else the store's effect error reporting (standard error).
  *  Errors: RK_ERR_INVALID_ARGUMENT (an id that is unknown, already answered or cancelled:
- *  the message says which), RK_ERR_INVALID_HANDLE. Thread-safe; may be called from any
+ *  the message says which), RK_ERR_INVALID_HANDLE. On a test-clock store it returns once the
+ *  resumed effects settle, as rk_store_resolve() does. Thread-safe; may be called from any
  *  callback. */
 RK_API rk_status rk_store_fail(rk_store *store, uint64_t request_id, const char *message);
 
