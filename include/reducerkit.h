@@ -256,8 +256,9 @@ RK_API rk_status rk_store_unsubscribe(rk_store *store, uint64_t token);
  *  plus its own size.
  *  Errors: RK_ERR_INVALID_ARGUMENT (NULL out_json; a pointer that is not valid UTF-8, does
  *  not start with "/", or has "~" not followed by 0 or 1; a pointer to nothing: the message
- *  names the first segment that does not exist, e.g. "no value at /todos/7: the array at
- *  /todos has 3 elements"), RK_ERR_INVALID_HANDLE, RK_ERR_INTERNAL (the state cannot be
+ *  names the first segment that does not exist, e.g. 'no value at "/todos/7": the array at
+ *  "/todos" has 3 elements'; pointers are quoted, escaped and cut to 120 bytes in messages),
+ *  RK_ERR_INVALID_HANDLE, RK_ERR_INTERNAL (the state cannot be
  *  encoded). On error the out-parameters are untouched. Thread-safe; may be called from any
  *  callback. */
 RK_API rk_status rk_store_get(rk_store *store, const char *pointer, char **out_json,

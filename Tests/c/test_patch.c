@@ -430,19 +430,44 @@ static void test_get(void) {
     /* Unknown pointers name the first segment that does not exist; nothing is written. */
     json = NULL;
     CHECK_STATUS(rk_store_get(s, "/todos/3/title", &json, &len, &v), RK_ERR_INVALID_ARGUMENT);
-    CHECK_CONTAINS(rk_last_error(), "no value at /todos/3:");
+    CHECK_CONTAINS(rk_last_error(), "no value at \"/todos/3\" (of the pointer \"/todos/3/title\"):");
     CHECK_CONTAINS(rk_last_error(), "3 elements");
     CHECK(json == NULL && len == 99 && v == 1);
     CHECK_STATUS(rk_store_get(s, "/todos/0/titel", &json, &len, &v), RK_ERR_INVALID_ARGUMENT);
-    CHECK_CONTAINS(rk_last_error(), "no value at /todos/0/titel:");
+    CHECK_CONTAINS(rk_last_error(), "no value at \"/todos/0/titel\":");
     CHECK_STATUS(rk_store_get(s, "/nope/x", &json, NULL, NULL), RK_ERR_INVALID_ARGUMENT);
-    CHECK_CONTAINS(rk_last_error(), "no value at /nope:");
+    CHECK_CONTAINS(rk_last_error(), "no value at \"/nope\" (of the pointer \"/nope/x\"):");
     CHECK_STATUS(rk_store_get(s, "/todos/01", &json, NULL, NULL), RK_ERR_INVALID_ARGUMENT);
     CHECK_STATUS(rk_store_get(s, "/todos/-", &json, NULL, NULL), RK_ERR_INVALID_ARGUMENT);
     CHECK_STATUS(rk_store_get(s, "/filter/0", &json, NULL, NULL), RK_ERR_INVALID_ARGUMENT);
     CHECK_CONTAINS(rk_last_error(), "not an object or an array");
     CHECK_STATUS(rk_store_get(s, "todos", &json, NULL, NULL), RK_ERR_INVALID_ARGUMENT);
     CHECK_CONTAINS(rk_last_error(), "start with \"/\"");
+    {
+        /* A hostile pointer: 8 MB of segments with newlines and escape codes. 031112b quoted
+         * it three times, partly unescaped (a 100 MB pointer gave a 314 MB message). */
+        size_t n = 8u << 20, i;
+        char *big = (char *)malloc(n + 1);
+        const char *kinds[] = {"/todos/9", "/nope", "/filter/x", "todos", "/a~2"};
+        size_t k;
+        CHECK(big != NULL);
+        for (k = 0; big != NULL && k < sizeof kinds / sizeof kinds[0]; k++) {
+            const char *m;
+            size_t mlen, bad = 0;
+            memcpy(big, kinds[k], strlen(kinds[k]));
+            for (i = strlen(kinds[k]); i < n; i++) big[i] = "/\n\x1b[31m\"x"[i % 8];
+            big[n] = '\0';
+            CHECK_STATUS(rk_store_get(s, big, &json, NULL, NULL), RK_ERR_INVALID_ARGUMENT);
+            m = rk_last_error();
+            mlen = strlen(m);
+            for (i = 0; i < mlen; i++) bad += (unsigned char)m[i] < 0x20;
+            CHECK_MSG(mlen < 1024, "%s...: a message of %lu bytes", kinds[k], (unsigned long)mlen);
+            CHECK_MSG(bad == 0, "%s...: %lu raw control characters in the message", kinds[k],
+                      (unsigned long)bad);
+            CHECK_CONTAINS(m, "bytes)");
+        }
+        free(big);
+    }
     CHECK_STATUS(rk_store_get(s, "/todos~2", &json, NULL, NULL), RK_ERR_INVALID_ARGUMENT);
     CHECK_CONTAINS(rk_last_error(), "~0");
     CHECK_STATUS(rk_store_get(s, "/todos~", &json, NULL, NULL), RK_ERR_INVALID_ARGUMENT);

@@ -77,6 +77,9 @@ struct Row: Reducer {
   }
 }
 
+// The forEach rows need the IdentifiedCollections trait (`make bench` turns it on); a plain
+// `swift build` builds the rest.
+#if IdentifiedCollections
 struct Rows: Reducer {
   struct State: Equatable { var rows: IdentifiedArrayOf<Row.State> = [] }
   enum Action: Sendable {
@@ -102,6 +105,7 @@ struct RowsCasePath: Reducer {
     ) { Row() }
   }
 }
+#endif
 
 // MARK: Runs
 
@@ -174,6 +178,7 @@ let roundTrip = await effectRoundTrip()
 lines.append(Line(name: "effect round trip (.run { await send(.response) })", ns: roundTrip, floor: raw))
 }
 
+#if IdentifiedCollections
 for count in [10, 1_000, 100_000] where group("foreach") {
   let state = Rows.State(rows: IdentifiedArray(uniqueElements: (0..<count).map { Row.State(id: $0) }))
   let store = Store(initialState: state) { Rows() }
@@ -197,6 +202,7 @@ for count in [10, 1_000, 100_000] where group("foreach") {
   lines.append(Line(name: "forEach via Store.send, action: \\.rows, \(count) rows", ns: ns, floor: raw))
   lines.append(Line(name: "forEach via Store.send, AnyCasePath, \(count) rows", ns: casePathNS, floor: raw))
 }
+#endif
 
 func pad(_ text: String, _ width: Int) -> String {
   text.count >= width ? text : text + String(repeating: " ", count: width - text.count)

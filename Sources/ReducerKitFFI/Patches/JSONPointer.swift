@@ -30,7 +30,7 @@ enum JSONPointer {
         default:
           throw FFIError(
             .invalidArgument,
-            "pointer \(WireQuote.string(text)) has \"~\" not followed by 0 or 1 (write \"~\" as \"~0\" and \"/\" as \"~1\")")
+            "pointer \(WireQuote.bounded(text)) has \"~\" not followed by 0 or 1 (write \"~\" as \"~0\" and \"/\" as \"~1\")")
         }
       }
       segments.append(String(decoding: segment, as: UTF8.self))
@@ -105,15 +105,35 @@ enum JSONPointer {
   }
 
   static func quoted(_ bytes: UnsafeRawBufferPointer) -> String {
-    WireQuote.string(String(decoding: bytes.prefix(200), as: UTF8.self))
+    WireQuote.bounded(
+      String(decoding: bytes.prefix(WireQuote.defaultLimit + 4), as: UTF8.self), totalBytes: bytes.count)
   }
 }
 
-/// Strings quoted for messages.
+/// Strings quoted for messages: as JSON strings (control characters, quotes and backslashes
+/// escaped), and bounded, so a message never carries a caller's text raw or whole.
 enum WireQuote {
+  /// How many bytes of a text a message quotes by default.
+  static let defaultLimit = 120
+
+  /// `text` as a JSON string, whole (for texts the library made, of bounded size).
   static func string(_ text: String) -> String {
     var out: [UInt8] = []
     JSONPointer.appendJSONString(Array(text.utf8), to: &out)
     return String(decoding: out, as: UTF8.self)
+  }
+
+  /// At most `limit` bytes of `text` (cut at a character boundary) as a JSON string; a longer
+  /// text ends with `..."` and says how long it was.
+  /// `totalBytes`: the length of the whole text when `text` is a prefix of it.
+  static func bounded(_ text: String, limit: Int = defaultLimit, totalBytes: Int? = nil) -> String {
+    let utf8 = text.utf8
+    guard utf8.count > limit else { return string(text) }
+    var end = utf8.index(utf8.startIndex, offsetBy: limit)
+    while end > utf8.startIndex, UTF8.isContinuation(utf8[end]) { end = utf8.index(before: end) }
+    var out: [UInt8] = []
+    JSONPointer.appendJSONString(Array(utf8[..<end]), to: &out)
+    out.insert(contentsOf: Array("...".utf8), at: out.count - 1)
+    return String(decoding: out, as: UTF8.self) + " (\(totalBytes ?? utf8.count) bytes)"
   }
 }

@@ -12,7 +12,8 @@ enum Navigator {
     var unwrapped = 0
     while index < segments.count {
       let segment = segments[index]
-      let parent = JSONPointer.render(segments[..<index])
+      // Rendered only for an error (rendering it on every step would be quadratic).
+      var parent: String { JSONPointer.render(segments[..<index]) }
       guard case let .value(value) = current else {
         throw missing(segments, index, "\(valueAt(parent)) is null")
       }
@@ -25,16 +26,16 @@ enum Navigator {
         case let .missingIndex(count):
           throw missing(segments, index, "the array \(at(parent)) has \(count) element\(count == 1 ? "" : "s")")
         case .missingKey:
-          throw missing(segments, index, "the object \(at(parent)) has no key \(WireQuote.string(segment))")
+          throw missing(segments, index, "the object \(at(parent)) has no key \(WireQuote.bounded(segment))")
         }
       }
       switch _Shape.of(value) {
       case let .keyed(members):
         guard let member = members.last(where: { $0.key == segment }) else {
-          let keys = members.map(\.key).prefix(20).map(WireQuote.string).joined(separator: ", ")
+          let keys = members.prefix(20).map { WireQuote.bounded($0.key, limit: 40) }.joined(separator: ", ")
           throw missing(
             segments, index,
-            "the object \(at(parent)) has no key \(WireQuote.string(segment)) (its keys: \(keys.isEmpty ? "none" : keys))")
+            "the object \(at(parent)) has no key \(WireQuote.bounded(segment)) (its keys: \(keys.isEmpty ? "none" : keys))")
         }
         current = member.value
         index += 1
@@ -70,17 +71,19 @@ enum Navigator {
   }
 
   static func at(_ pointer: String) -> String {
-    pointer.isEmpty ? "at the root" : "at \(pointer)"
+    pointer.isEmpty ? "at the root" : "at \(WireQuote.bounded(pointer))"
   }
 
   static func valueAt(_ pointer: String) -> String {
-    pointer.isEmpty ? "the state" : "the value at \(pointer)"
+    pointer.isEmpty ? "the state" : "the value at \(WireQuote.bounded(pointer))"
   }
 
+  /// "no value at P: why", P the pointer up to the missing segment; when that is not the
+  /// whole pointer, the whole one too. Every pointer quoted, escaped and bounded.
   static func missing(_ segments: [String], _ index: Int, _ why: String) -> FFIError {
-    FFIError(
-      .invalidArgument,
-      "no value at \(JSONPointer.render(segments[...index])): \(why) (pointer \(WireQuote.string(JSONPointer.render(segments))))")
+    let upTo = WireQuote.bounded(JSONPointer.render(segments[...index]))
+    let whole = index + 1 < segments.count ? " (of the pointer \(WireQuote.bounded(JSONPointer.render(segments))))" : ""
+    return FFIError(.invalidArgument, "no value at \(upTo)\(whole): \(why)")
   }
 
   static func scalarKind(_ value: any Encodable) -> String {

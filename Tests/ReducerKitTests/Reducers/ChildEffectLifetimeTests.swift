@@ -1,3 +1,6 @@
+// forEach over IdentifiedArray needs the IdentifiedCollections trait (`make test-swift` turns
+// it on: `swift test --traits IdentifiedCollections`); a plain `swift test` skips this file.
+#if IdentifiedCollections
 import ReducerKit
 import ReducerKitTesting
 import Testing
@@ -257,3 +260,4 @@ import Testing
     }
   }
 }
+#endif

@@ -1,3 +1,6 @@
+// forEach over IdentifiedArray needs the IdentifiedCollections trait (`make test-swift` turns
+// it on: `swift test --traits IdentifiedCollections`); a plain `swift test` skips this file.
+#if IdentifiedCollections
 import ReducerKit
 import ReducerKitTesting
 import Testing
@@ -125,3 +128,4 @@ import Testing
     #expect(Set([a, a, .element(id: 1, action: .load)]).count == 2)
   }
 }
+#endif
