@@ -240,6 +240,11 @@ where Base.Action: Codable & Sendable, Base.State: Encodable {
 /// effect stuck on something other than the clock stops them, never a slow machine.
 @usableFromInline let settleStallNanoseconds: Int64 = 10_000_000_000
 
+/// Writes a report to standard error: escaped, one line, bounded (the core's reporter).
+@usableFromInline func reportToStandardError(_ message: String) {
+  _reportToStandardError(message)
+}
+
 /// How many sleepers one `rk_store_advance_clock` wakes at most (a timer over a huge span):
 /// a count, not a time, so the call ends at the same clock reading on every machine.
 @usableFromInline let maxAdvanceWakeUps = 100_000
@@ -537,7 +542,7 @@ where R: SendableMetatype, R.State: Codable & Sendable, R.Action: Codable & Send
     // C hosts get changes only, not the state at registration.
     let subscription = subscribeChanges { (state: R.State, version) in
       guard let json = try? cache.json(state, version: version) else {
-        _ = "ReducerKit: could not encode the state for a callback\n".withCString { fputs($0, stderr) }
+        reportToStandardError("ReducerKit: could not encode the state for a callback")
         return
       }
       Self.call(callback, address, json, count: json.count - 1, version: version)
@@ -561,7 +566,7 @@ where R: SendableMetatype, R.State: Codable & Sendable, R.Action: Codable & Send
         guard let json else { return }  // nothing changed
         Self.call(callback, address, json, count: json.count - 1, version: to)
       } catch {
-        _ = "ReducerKit: could not make the patch for a callback: \(error.message)\n".withCString { fputs($0, stderr) }
+        reportToStandardError("ReducerKit: could not make the patch for a callback: \(error.message)")
       }
     }
     return remember(subscription)

@@ -168,6 +168,66 @@ static void test_advance_is_bounded(void) {
     rk_store_destroy(s);
 }
 
+/* An effect error no catch handler takes goes to standard error: escaped, one line, bounded,
+ * whatever the host's message holds. Run in a child whose stderr is a file read back here;
+ * first of all tests, so that no Swift concurrency thread exists yet when it forks (a child
+ * forked after they started cannot run effects). */
+static void test_effect_error_report_is_escaped(void) {
+    char path[] = "/tmp/rk_stderr_XXXXXX";
+    int fd = mkstemp(path), status = 0;
+    pid_t pid;
+    TEST("an unhandled effect error reaches stderr escaped, on one line, bounded");
+    CHECK(fd >= 0);
+    if (fd < 0) return;
+    fflush(stdout);
+    fflush(stderr);
+    pid = fork();
+    if (pid == 0) {
+        static const char pattern[] = "down\nERROR fake line\x1b[2J\r";
+        size_t n = 1u << 20, i;
+        char *message = (char *)malloc(n + 1);
+        rk_store *s = NULL;
+        dup2(fd, 2);
+        if (message == NULL) _exit(3);
+        /* Fake log lines, terminal escape codes, a megabyte of it. */
+        for (i = 0; i < n; i++) message[i] = pattern[i % (sizeof pattern - 1)];
+        message[n] = '\0';
+        if (rk_store_create("search", "{\"clock\":\"test\",\"provide\":[\"search\"]}", &s) != RK_OK) _exit(4);
+        if (rk_store_send(s, "{\"queryChanged\":\"sw\"}") != RK_OK) _exit(5);
+        if (rk_store_advance_clock(s, 300) != RK_OK) {
+            printf("child: %s\n", rk_last_error());
+            fflush(stdout);
+            _exit(6);
+        }
+        if (rk_store_fail(s, 1, message) != RK_OK) _exit(7);
+        if (rk_store_wait_idle(s, RK_T_MS(10000)) != RK_OK) _exit(8);
+        rk_store_destroy(s);
+        free(message);
+        _exit(0);
+    }
+    CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+    CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %d", status);
+    {
+        FILE *f = fopen(path, "rb");
+        char *text = (char *)calloc(1, 1u << 21);
+        size_t len = 0, lines = 0, controls = 0, i;
+        if (f != NULL && text != NULL) len = fread(text, 1, (1u << 21) - 1, f);
+        for (i = 0; i < len; i++) {
+            if (text[i] == '\n') lines++;
+            else if ((unsigned char)text[i] < 0x20 || text[i] == 0x7f) controls++;
+        }
+        CHECK_MSG(lines == 1, "%lu lines on stderr: %.300s", (unsigned long)lines, text ? text : "");
+        CHECK_MSG(controls == 0, "%lu raw control characters on stderr", (unsigned long)controls);
+        CHECK_MSG(len > 0 && len < 20000, "%lu bytes on stderr", (unsigned long)len);
+        CHECK_CONTAINS(text, "the host failed the search request: down\\nERROR fake line\\u{1B}[2J\\r");
+        CHECK_CONTAINS(text, "bytes)");
+        if (f != NULL) fclose(f);
+        free(text);
+    }
+    close(fd);
+    remove(path);
+}
+
 static void test_store_used_after_fork(void) {
     rk_store *s = CREATE("counter", TEST_CLOCK);
     pid_t pid;
@@ -211,6 +271,7 @@ static void test_store_used_after_fork(void) {
 }
 
 int main(void) {
+    test_effect_error_report_is_escaped();
     test_callbacks_that_send_to_each_other();
     test_callbacks_coalesce_per_send();
     test_advance_never_traps();

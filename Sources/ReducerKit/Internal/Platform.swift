@@ -190,11 +190,48 @@ func _monotonicNanoseconds() -> Int64 {
   return Int64(now.tv_sec) &* 1_000_000_000 &+ Int64(now.tv_nsec)
 }
 
-/// Writes a line to standard error (no Foundation needed).
+/// Writes a report to standard error as one line (no Foundation needed). The text may carry
+/// anything an error said (a host's message, say): control characters are escaped (`\n`,
+/// `\u{1B}`), so it cannot forge log lines or terminal codes, and it is cut to
+/// `_standardErrorLimit` bytes, saying how long it was.
 func _writeToStandardError(_ message: String) {
-  var line = message
+  _writeLine(_escapedReport(message), to: stderr)
+}
+
+/// `_writeToStandardError` for the host layers: one escaped, bounded line.
+@_spi(Host) public func _reportToStandardError(_ message: String) {
+  _writeToStandardError(message)
+}
+
+/// The longest report written to standard error, in bytes (before escaping).
+let _standardErrorLimit = 4096
+
+/// `message` made safe for one line of a log (see `_writeToStandardError`).
+func _escapedReport(_ message: String) -> String {
+  var out = ""
+  var bytes = 0
+  for scalar in message.unicodeScalars {
+    bytes += UTF8.width(scalar)
+    if bytes > _standardErrorLimit {
+      out += "... (\(message.utf8.count) bytes)"
+      break
+    }
+    switch scalar.value {
+    case 0x0A: out += "\\n"
+    case 0x0D: out += "\\r"
+    case 0x09: out += "\\t"
+    case 0..<0x20, 0x7F, 0x80..<0xA0, 0x2028, 0x2029:
+      out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+    default: out.unicodeScalars.append(scalar)
+    }
+  }
+  return out
+}
+
+private func _writeLine(_ text: String, to stream: UnsafeMutablePointer<FILE>?) {
+  var line = text
   line.append("\n")
-  line.withCString { _ = fputs($0, stderr) }
+  line.withCString { _ = fputs($0, stream) }
 }
 
 /// A value guarded by a `_Lock`.
