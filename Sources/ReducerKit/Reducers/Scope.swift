@@ -44,7 +44,9 @@ where Child.Action: Sendable {
     self.child = child()
   }
 
-  /// Scopes to one case of an enum state. The child runs only while the state is that case.
+  /// Scopes to one case of an enum state. The child runs only while the state is that case;
+  /// a child action that arrives while the state is another case is ignored and reported as
+  /// a runtime issue (a test fails), as with `ifCaseLet`.
   @inlinable
   public init<ChildState, ChildAction>(
     state toChildState: AnyCasePath<ParentState, ChildState>,
@@ -76,7 +78,14 @@ where Child.Action: Sendable {
     case let .keyPath(keyPath):
       effect = child.reduce(into: &state[keyPath: keyPath], action: childAction)
     case let .casePath(casePath):
-      guard var childState = casePath.extract(from: state) else { return .none }
+      guard var childState = casePath.extract(from: state) else {
+        // As TCA does: a child action while the state is another case is reported (an effect
+        // of the child outlived its case, or the host sent an action for a screen not shown).
+        _ChildScopes.reportMissingChild(
+          operator: "Scope", parent: ParentState.self, action: action,
+          detail: "the state was another case than the one holding \(Child.State.self)")
+        return .none
+      }
       effect = child.reduce(into: &childState, action: childAction)
       state = casePath.embed(childState)
     }
