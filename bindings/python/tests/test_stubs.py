@@ -5,13 +5,23 @@ from __future__ import annotations
 
 import importlib.util
 import io
+import json
+import os
+import re
+import subprocess
+import sys
+import typing
 from pathlib import Path
+from typing import Any
 
 import pytest
+from conftest import REPO
 
-from reducerkit import Library, features
+import reducerkit
+from reducerkit import Library, Store, features
 from reducerkit.cli import main
 from reducerkit.stubs import _c_string, _snake, c_header, python_stubs
+from reducerkit.testing import TestStore
 
 
 @pytest.mark.parametrize("feature", ["counter", "todos", "search"])
@@ -41,7 +51,7 @@ def test_the_counter_types() -> None:
     text = python_stubs(counter)
     assert "'count': int," in text and "'fact': NotRequired[str | None]," in text
     assert "CounterAction: TypeAlias = Literal['increment'] | CounterSetCount" in text
-    assert "CounterStore: TypeAlias = Store[CounterState, CounterAction]" in text
+    assert "CounterStore: TypeAlias = _Store[CounterState, CounterAction]" in text
     header = c_header(counter)
     assert "static inline rk_status counter_send_increment(rk_store *store)" in header
     assert "static inline rk_status counter_send_set_count(rk_store *store, int64_t value)" in header
@@ -57,7 +67,7 @@ def test_c_names_and_strings_are_escaped() -> None:
         "state_schema": {"type": "object", "properties": {}}}
     header = c_header(odd)
     assert "odd_one_send_say(rk_store *store, const char *default_, bool int_)" in header
-    assert "*/ " not in header.split("#define RK_STUBS_ODD_ONE_H")[1].split("Sends say")[1][:5]
+    assert '/** Sends "say*\\/" with its payload:' in header
     assert "'say*/'" in python_stubs(odd)
 
 
@@ -66,3 +76,204 @@ def test_unknown_feature(lib: Library) -> None:
     assert main(["--lib", lib.path, "stubs", "countr"], out=io.StringIO(), err=err) == 1
     assert "unknown feature 'countr'" in err.getvalue()
     assert {f["name"] for f in features(lib)} >= {"counter"}
+
+
+# ---- Schema text is data, never code (issue 21 §4) ----------------------------------------
+# Tests/stubs/hostile_features.json is the full fixture: `make test-stubs` compiles its headers
+# with gcc and clang (-std=c99, gnu17, c2x), runs them and type-checks its Python stubs. These
+# tests pin each way out that the generator once left open, without a compiler where possible.
+
+HOSTILE = REPO / "Tests" / "stubs" / "hostile_features.json"
+
+
+def _feature(actions: list[Any], state: dict[str, Any] | None = None,
+             name: str = "f") -> dict[str, Any]:
+    return {"name": name, "action_schema": {"oneOf": actions},
+            "state_schema": state or {"type": "object", "properties": {}}}
+
+
+def _case(name: str, payload: Any) -> dict[str, Any]:
+    return {"type": "object", "properties": {name: payload}, "required": [name]}
+
+
+def _unit(name: str) -> dict[str, Any]:
+    return {"anyOf": [{"const": name}, _case(name, {"type": ["object", "null"],
+                                                    "maxProperties": 0})]}
+
+
+def _c_code(header: str) -> str:
+    """The header without its comments, and its string and character literals emptied: the
+    code a compiler reads."""
+    out: list[str] = []
+    i, n = 0, len(header)
+    while i < n:
+        if header.startswith("/*", i):
+            end = header.find("*/", i + 2)
+            assert end >= 0, f"a comment does not end: {header[i:i + 80]!r}"
+            i = end + 2
+            out.append(" ")
+        elif header.startswith("//", i):
+            end = header.find("\n", i)
+            i = n if end < 0 else end
+        elif header[i] in "\"'":
+            quote, i = header[i], i + 1
+            while header[i] != quote:
+                assert header[i] != "\n", "a literal runs on past its line"
+                i += 2 if header[i] == "\\" else 1
+            i += 1
+            out.append(quote * 2)
+        else:
+            out.append(header[i])
+            i += 1
+    return "".join(out)
+
+
+def _c_literals(header: str) -> list[bytes]:
+    """The bytes of every string literal of the header outside comments (C escapes decoded)."""
+    literals: list[bytes] = []
+    for match in re.finditer(r'/\*.*?\*/|"((?:[^"\\\n]|\\.)*)"', header, re.S):
+        if match.group(1) is None:
+            continue
+        raw, out, i = match.group(1), bytearray(), 0
+        while i < len(raw):
+            if raw[i] != "\\":
+                out += raw[i].encode("utf-8")
+                i += 1
+            elif raw[i + 1] in "01234567":
+                digits = re.match(r"[0-7]{1,3}", raw[i + 1:])
+                assert digits is not None
+                out.append(int(digits.group(), 8))
+                i += 1 + len(digits.group())
+            else:
+                out += {"n": b"\n", "t": b"\t", "r": b"\r", "0": b"\0"}.get(
+                    raw[i + 1], raw[i + 1].encode())
+                i += 2
+        literals.append(bytes(out))
+    return literals
+
+
+def test_an_enum_value_cannot_end_a_comment_and_become_code() -> None:
+    value = "*/ enum { INJECTED = 42 }; /*"
+    feature = _feature([_case("pick", {"type": "string", "enum": [value, "*/\n#error x\n/*"]})])
+    header = c_header(feature)
+    code = _c_code(header)
+    assert re.search(r"\bINJECTED\b", code) is None and "#error" not in code
+    assert _c_string(json.dumps(value)).encode() in header.encode()  # as JSON, in a literal
+
+
+def test_no_schema_text_reaches_the_code_of_the_hostile_fixture() -> None:
+    features = json.loads(HOSTILE.read_text(encoding="utf-8"))
+    for feature in features:
+        header = c_header(feature)
+        code = _c_code(header)  # also: every comment ends where the generator ends it
+        for needle in (r"\bINJECTED\b", r"\binjected\b", "#error", "#include <x>", r"\?\?"):
+            assert re.search(needle, code) is None, (feature["name"], needle)
+        assert header.isascii()
+        for literal in _c_literals(header):
+            assert len(literal) <= 4095  # what C99 compilers must support (-pedantic)
+
+
+def test_c_identifiers_avoid_keywords_locals_and_each_other() -> None:
+    keys = {k: {"type": "integer"} for k in ("b", "asm", "typeof", "bool", "linux", "store",
+                                            "rk_b", "size_t", "__x", "_X")}
+    feature = _feature([_case("setX", {"type": "integer"}), _case("set_x", {"type": "string"}),
+                        _case("keys", {"type": "object", "properties": keys}),
+                        _case("e", {"type": "string", "enum": ["a-b", "a_b"]}), _unit("x"),
+                        _case("send_x", {"type": "string", "enum": ["v"]})])
+    header = c_header(feature)
+    assert "static inline rk_status f_send_set_x(rk_store *store, int64_t value)" in header
+    assert "static inline rk_status f_send_set_x_2(rk_store *store, const char *value)" in header
+    assert ("f_send_keys(rk_store *store, int64_t b, int64_t asm_, int64_t typeof_, "
+            "int64_t bool_, int64_t linux_, int64_t store_2, int64_t rk_b_2, int64_t size_t_, "
+            "int64_t x, int64_t x_2)") in header
+    assert "    F_E_A_B,\n    F_E_A_B_2\n} f_e;" in header
+    assert "static inline rk_status f_send_x(rk_store *store)" in header
+    assert "typedef enum f_send_x_2 {" in header  # the enum of send_x is not the sender of x
+    defined = re.findall(r"^static inline \S+ \*?(\w+)\(", header, re.M)
+    assert len(defined) == len(set(defined))
+
+
+def test_a_unit_case_sends_valid_json_for_any_name() -> None:
+    names = ['say "hi"', "back\\slash", "new\nline", "nul\0", "??=", "é😀", "*/"]
+    header = c_header(_feature([_unit(n) for n in names]))
+    sent = re.findall(r'return rk_store_send\(store, ("(?:[^"\\]|\\.)*")\);', header)
+    assert [json.loads(_c_literals(s)[0]) for s in sent] == names
+
+
+def test_python_stubs_of_a_hostile_feature_name_compile_and_keep_it() -> None:
+    name = 'f """ \\N{x} \\ */ é\n'
+    text = python_stubs(_feature([_case('"""\\N{BULLET}', {"type": "string"})], name=name))
+    namespace: dict[str, Any] = {}
+    exec(compile(text, "f_types.py", "exec"), namespace)
+    assert namespace["FEATURE"] == name
+    assert namespace["__doc__"].startswith(f"Types of the ReducerKit feature {name!r}:")
+    case = namespace["FNXUe9NBULLET"]
+    assert list(case.__annotations__) == ['"""\\N{BULLET}']
+
+
+@pytest.mark.parametrize("feature, names", [
+    ("test", ["TestStore", "TestTestStore"]),   # the feature's Store is not reducerkit's TestStore
+    ("typed", ["TypedDict2"]),                 # the case "dict" is not typing.TypedDict
+    ("F", ["FEATURE2"]),                       # the case "EATURE" is not FEATURE
+])
+def test_python_names_never_shadow_what_the_module_uses(feature: str, names: list[str]) -> None:
+    case = {"test": "store", "typed": "dict", "F": "EATURE"}[feature]
+    text = python_stubs(_feature([_case(case, {"type": "integer"})], name=feature))
+    namespace: dict[str, Any] = {}
+    exec(compile(text, f"{feature}_types.py", "exec"), namespace)
+    assert namespace["FEATURE"] == feature
+    for n in names:
+        assert n in namespace
+    if feature == "test":
+        assert typing.get_origin(namespace["TestStore"]) is Store
+        assert typing.get_origin(namespace["TestTestStore"]) is TestStore
+
+
+def test_generated_output_is_the_same_bytes_whatever_the_hash_seed() -> None:
+    code = ("import json, sys; from reducerkit.stubs import c_header, python_stubs; "
+            f"fs = json.load(open({str(HOSTILE)!r}, encoding='utf-8')); "
+            "sys.stdout.buffer.write(b''.join((c_header(f) + python_stubs(f)).encode() "
+            "for f in fs))")
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(Path(reducerkit.__file__).resolve().parents[1])
+    outputs = {subprocess.run([sys.executable, "-c", code], capture_output=True, check=True,
+                              env={**env, "PYTHONHASHSEED": seed}, timeout=60).stdout
+               for seed in ("0", "1", "4242")}
+    assert len(outputs) == 1
+    features = json.loads(HOSTILE.read_text(encoding="utf-8"))
+    assert outputs == {"".join(c_header(f) + python_stubs(f) for f in features).encode()}
+
+
+def test_long_names_are_split_or_refused() -> None:
+    keys = {"k" * 3000 + str(i): {"type": "integer"} for i in range(3)}
+    header = c_header(_feature([_case("long", {"type": "object", "properties": keys})]))
+    literals = _c_literals(header)
+    assert max(len(lit) for lit in literals) <= 4095
+    assert all(("k" * 3000 + str(i)).encode() in b"".join(literals) for i in range(3))
+    with pytest.raises(ValueError, match=r"is 5002 bytes as JSON; the C header's string "
+                                         r"literals hold at most 4087"):
+        c_header(_feature([_unit("x" * 5000)]))
+    assert "'" + "x" * 5000 + "'" in python_stubs(_feature([_unit("x" * 5000)]))
+
+
+def test_text_that_is_not_unicode_is_refused_clearly() -> None:
+    feature = _feature([_unit("ok"), _case("k", {"type": "object",
+                                                 "properties": {"a\ud800": {}}})])
+    for generate in (c_header, python_stubs):
+        with pytest.raises(ValueError, match=r"stubs: feature\['action_schema'\]\['oneOf'\]\[1\]"
+                                             r"\['properties'\]\['k'\]\['properties'\]: "
+                                             r"'a\\ud800' is not Unicode text"):
+            generate(feature)
+    with pytest.raises(ValueError, match="no string 'name'"):
+        c_header({"name": 3})
+
+
+def test_the_command_reports_a_description_it_cannot_write(
+        lib: Library, monkeypatch: pytest.MonkeyPatch) -> None:
+    import reducerkit.testing.strategies as strategies
+    monkeypatch.setattr(strategies, "feature_description",
+                        lambda name, library: _feature([_unit("\ud800")], name=name))
+    err = io.StringIO()
+    assert main(["--lib", lib.path, "stubs", "--lang", "c", "counter"], out=io.StringIO(),
+                err=err) == 1
+    assert "is not Unicode text" in err.getvalue() and err.getvalue().count("\n") == 1

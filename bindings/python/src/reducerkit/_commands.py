@@ -275,7 +275,11 @@ def _run_stubs(args: argparse.Namespace, lib: Any, out: Any, err: Any) -> int:
     except ReducerKitError as e:
         err.write(f"reducerkit stubs: {e.message}\n")
         return 1
-    text = c_header(description) if args.lang == "c" else python_stubs(description)
+    try:
+        text = c_header(description) if args.lang == "c" else python_stubs(description)
+    except ValueError as e:  # text no literal can hold (rk_features() never prints it)
+        err.write(f"reducerkit {e}\n")
+        return 1
     if args.output:
         with open(args.output, "w", encoding="utf-8") as f:
             f.write(text)
