@@ -284,6 +284,13 @@ public final class TestStore<State: Equatable, Action: Sendable> {
   /// Whether effects are running (not counting ones asleep on a ``TestClock``).
   public var isIdle: Bool { store.isIdle }
 
+  /// Waits (up to ``timeout``) until no effect runs: what the scenario runner does after a
+  /// host's answer on the test clock, as `rk_store_resolve` does, so that answers given one
+  /// after the other are reduced in that order.
+  func settle() async {
+    _ = await store.idle(timeout: timeout)
+  }
+
   /// How many effects have not finished.
   public var effectCount: Int { store.effectCount }
 
