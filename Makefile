@@ -33,7 +33,7 @@ VALGRIND   := valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-k
               --show-leak-kinds=definite --suppressions=Tests/c/valgrind.supp -q
 
 .PHONY: bench-scaling bench-ir
-.PHONY: all lib deps demo test test-quick test-all test-tsan test-asan fuzz test-fuzz test-swift test-c test-valgrind test-examples test-custom test-stubs test-user-package test-python test-embed bench clean
+.PHONY: all lib deps demo test check test-all test-tsan test-asan fuzz test-fuzz test-swift test-c test-valgrind test-examples test-custom test-stubs test-user-package test-python test-embed bench clean
 
 all: lib $(BUILD)/reducerkit-check
 
@@ -108,13 +108,13 @@ test: deps lib test-swift test-docs test-user-package test-c test-valgrind test-
 
 # The contributor's loop (a few minutes): the Swift tests once, the C tests without valgrind,
 # the Python tests. `make test` is the gate.
-test-quick: lib $(CTESTS) $(BUILD)/reducerkit-check
+check: lib $(CTESTS) $(BUILD)/reducerkit-check
 	$(SWIFT) build --build-tests $(SWIFT_TRAITS)
 	$(SWIFT) test --skip-build $(SWIFT_TRAITS)
 	@set -e; for t in $(CTESTS); do echo "== $$t"; REDUCERKIT_SCENARIOS=Tests/scenarios $$t; done
 	$(BUILD)/reducerkit-check Tests/scenarios
 	cd bindings/python && REDUCERKIT_LIB=$(abspath $(LIB)) PYTHONPATH=src $(PYTHON) -m pytest -q -x tests
-	@echo "make test-quick: passed (make test is the whole gate)"
+	@echo "make check: passed (make test is the whole gate)"
 
 # Everything, plus the sanitizer runs (not in `make test`: they add two instrumented builds).
 test-all: test test-tsan test-asan
