@@ -313,36 +313,46 @@ def _milliseconds(name: str, value: Any, *, scale: int, ceil: bool) -> int:
 
 
 class _Worker:
-    """One daemon thread that runs blocking library calls for the main thread, so that the
-    main thread can wait in short slices and take Ctrl-C (a signal handler runs only on the
-    main thread, and only between bytecodes)."""
+    """A daemon thread that runs one blocking library call at a time for the main thread, so
+    that the main thread can wait in short slices and take Ctrl-C (a signal handler runs only
+    on the main thread, and only between bytecodes).
+
+    Each call gets a worker of its own (:func:`_interruptible`): an idle one, or a new one. A
+    call the main thread gave up on (Ctrl-C) keeps its worker until the library returns, and
+    no other call waits for it."""
+
+    _idle: list[_Worker] = []  # workers waiting for a call, at most _MAX_IDLE_WORKERS
+    _idle_lock = threading.Lock()
 
     def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.jobs: list[tuple[Library, Callable[..., int], tuple[Any, ...], list[Any],
-                              threading.Event]] = []
-        self.ready = threading.Condition(self.lock)
-        self.thread: threading.Thread | None = None
+        self.ready = threading.Condition(threading.Lock())
+        self.job: tuple[Library, Callable[..., int], tuple[Any, ...], list[Any],
+                        threading.Event] | None = None
+        threading.Thread(target=self._run, name="reducerkit-blocking", daemon=True).start()
 
-    def submit(self, lib: Library, fn: Callable[..., int],
+    @classmethod
+    def submit(cls, lib: Library, fn: Callable[..., int],
                args: tuple[Any, ...]) -> tuple[list[Any], threading.Event]:
+        """Runs ``fn(*args)`` on an idle worker (or a new one); ``done`` is set when the
+        result (``(status, rk_last_error())``) is in ``result``."""
+        with cls._idle_lock:
+            worker = cls._idle.pop() if cls._idle else None
+        if worker is None:
+            worker = cls()
         result: list[Any] = []
         done = threading.Event()
-        with self.lock:
-            self.jobs.append((lib, fn, args, result, done))
-            if self.thread is None:
-                self.thread = threading.Thread(target=self._run, name="reducerkit-blocking",
-                                               daemon=True)
-                self.thread.start()
-            self.ready.notify()
+        with worker.ready:
+            worker.job = (lib, fn, args, result, done)
+            worker.ready.notify()
         return result, done
 
     def _run(self) -> None:
         while True:
-            with self.lock:
-                while not self.jobs:
+            with self.ready:
+                while self.job is None:
                     self.ready.wait()
-                lib, fn, args, result, done = self.jobs.pop(0)
+                lib, fn, args, result, done = self.job
+                self.job = None
             try:
                 status = fn(*args)
                 # rk_last_error() is per thread: read it here, on the calling thread.
@@ -350,18 +360,23 @@ class _Worker:
             except BaseException as e:  # pragma: no cover - ctypes calls do not raise
                 result.append(e)
             done.set()
+            with self._idle_lock:
+                if len(self._idle) >= _MAX_IDLE_WORKERS:
+                    return  # enough idle ones: this thread ends
+                self._idle.append(self)
 
 
-_worker = _Worker()
+_MAX_IDLE_WORKERS = 2
 
 
 def _interruptible(lib: Library, fn: Callable[..., int], *args: Any) -> tuple[int, str | None]:
     """``fn(*args)`` and, when it failed, its ``rk_last_error()`` (None: read it on this
-    thread). On the main thread the worker makes the call while this thread waits in short
-    slices, so Ctrl-C raises ``KeyboardInterrupt`` at once."""
+    thread). On the main thread a worker of this call's own makes the call while this thread
+    waits in short slices, so Ctrl-C raises ``KeyboardInterrupt`` at once (the abandoned call
+    finishes on its worker, holding up no other call)."""
     if threading.current_thread() is not threading.main_thread():
         return fn(*args), None
-    result, done = _worker.submit(lib, fn, args)
+    result, done = _Worker.submit(lib, fn, args)
     while not done.wait(_WAIT_SLICE_MS / 1000):
         pass
     value = result[0]
@@ -1080,7 +1095,8 @@ class Store(Generic[StateT, ActionT]):
         ``store.advance(seconds=0.3)`` or ``store.advance(milliseconds=300)``; from 0 to
         ``2**63 - 1`` milliseconds. Ctrl-C raises ``KeyboardInterrupt`` within a tenth of a
         second; the advance under way then finishes in the library (it is bounded: at most
-        10 s of wall time) and the store stays usable.
+        10 s of wall time) on a thread of its own, so no other call waits for it, and the
+        store stays usable.
 
         Raises:
             MisuseError: the store uses the live clock.
