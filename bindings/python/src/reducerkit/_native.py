@@ -27,7 +27,15 @@ from ctypes import CFUNCTYPE, POINTER, c_char_p, c_int, c_int64, c_size_t, c_uin
 from pathlib import Path
 from typing import Any
 
-from .errors import ABIVersionError, LibraryNotFoundError, ReducerKitError, Status, error_for_status
+from . import _json
+from .errors import (
+    ABIVersionError,
+    LibraryABIError,
+    LibraryNotFoundError,
+    ReducerKitError,
+    Status,
+    error_for_status,
+)
 
 __all__ = [
     "ABI_VERSION",
@@ -264,7 +272,10 @@ class Library:
         # rk_free(c_void_p instance) keeping the GIL: free() waits for nothing.
         self.free_untyped_gil: Callable[[Any], None] = ctypes.PYFUNCTYPE(None)(
             ("rk_free", cdll))
-        self.version = self.rk_version().decode("utf-8", "replace")
+        raw_version = self.rk_version()
+        if not raw_version:
+            raise self.abi_error("rk_version", "returned NULL")
+        self.version = raw_version.decode("utf-8", "replace")
 
     def __repr__(self) -> str:
         return f"<reducerkit.Library {self.version} (ABI {self.abi_version}) at {self.path!r}>"
@@ -272,8 +283,27 @@ class Library:
     # -- helpers used by the Pythonic layer ------------------------------------------------
 
     def status_string(self, status: int) -> str:
-        """``rk_status_string(status)``."""
-        return self.rk_status_string(status).decode("utf-8", "replace")
+        """``rk_status_string(status)`` (``"status N"`` if the library returns NULL: this is
+        read while reporting another error, which it must not hide)."""
+        raw = self.rk_status_string(status)
+        return raw.decode("utf-8", "replace") if raw else f"status {status}"
+
+    def abi_error(self, function: str, problem: str) -> LibraryABIError:
+        """The error for a call of ``function`` whose result breaks the ABI (``problem``
+        says how), naming this library."""
+        return LibraryABIError(
+            f"{self.path} does not follow the ReducerKit ABI (version {self.abi_version}, "
+            f"which it reports): {function}() {problem}. Is it a ReducerKit library, of the "
+            f"version of this binding?")
+
+    def decode(self, data: bytes, function: str) -> Any:
+        """The JSON value of ``data``, which ``function`` returned; a
+        :class:`LibraryABIError` naming the library when it is not JSON."""
+        try:
+            return _json.loads(data)
+        except ValueError as e:  # json's and orjson's decode errors are ValueErrors
+            raise self.abi_error(function, f"returned text that is not JSON ({e}): "
+                                           f"{_excerpt(data)}") from None
 
     def last_error(self) -> str:
         """``rk_last_error()`` of the calling thread."""
@@ -317,6 +347,12 @@ class Library:
     def features_json(self) -> bytes:
         """``rk_features()`` as raw JSON bytes."""
         return self.call_out_string(self.rk_features, context="rk_features")
+
+
+def _excerpt(data: bytes, limit: int = 64) -> str:
+    """``data`` for a message: escaped, cut after ``limit`` bytes."""
+    more = f"...({len(data)} bytes)" if len(data) > limit else ""
+    return repr(bytes(data[:limit]))[1:] + more
 
 
 _lock = threading.Lock()

@@ -376,6 +376,9 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None,
             out.write(f"reducerkit (Python) {__version__}; library {lib.version} "
                       f"(ABI {lib.abi_version}) at {lib.path}; JSON: {_json.BACKEND}\n")
             return 0
+    except ReducerKitError as e:  # e.g. a library off the ABI (LibraryABIError)
+        err.write(f"reducerkit: {e.message}\n")
+        return 1
     except BrokenPipeError:  # e.g. piped into head
         try:
             sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the exit flush

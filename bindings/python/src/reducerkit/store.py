@@ -112,10 +112,23 @@ def features(library: Library | str | os.PathLike[str] | None = None) -> list[di
     lib = _resolve_library(library)
     cached = _features_cache.get(lib.path)
     if cached is None:
-        cached = _json.loads(lib.features_json())
+        cached = _checked_features(lib, lib.decode(lib.features_json(), "rk_features"))
         _features_cache[lib.path] = cached
     copied: list[dict[str, Any]] = _json.loads(_json.dumps(cached))  # callers may mutate it
     return copied
+
+
+def _checked_features(lib: Library, value: Any) -> list[dict[str, Any]]:
+    """``rk_features()``'s value, or a :class:`LibraryABIError` when it is not a list of
+    objects with a ``"name"`` string (the least every host reads)."""
+    if not isinstance(value, list):
+        raise lib.abi_error("rk_features", f"returned a JSON {type(value).__name__}, not a "
+                                           f"list of features")
+    for index, item in enumerate(value):
+        if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+            raise lib.abi_error("rk_features", f"returned a list whose item {index} is not an "
+                                               f"object with a \"name\" string")
+    return value
 
 
 # ---- Bookkeeping shared by stores, their callbacks, finalizers and the exit hook ----------
@@ -796,7 +809,8 @@ class Store(Generic[StateT, ActionT]):
             status = lib.rk_store_get(handle, None, ptr, length, version)
             if status:
                 self._fail(status)
-            cache = (version.value, freeze(_json.loads(lib.take_string(ptr, length))))
+            cache = (version.value,
+                     freeze(lib.decode(lib.take_string(ptr, length), "rk_store_get")))
         # From the version read: the first call also starts the store's patch history.
         outs.since.value = cache[0]
         status = self._patch_fn(self._handle_arg, outs.since, outs.json_ref, None,
@@ -807,8 +821,13 @@ class Store(Generic[StateT, ActionT]):
             data = outs.text.value  # the patch: NUL-terminated JSON, which has no NUL byte
         finally:
             self._lib.free_untyped_gil(outs.json)
-        ops = _json.loads(data)  # type: ignore[arg-type]  # bytes: the call succeeded
-        state = apply_patch(cache[1], ops) if ops else cache[1]
+        try:
+            ops = _json.loads(data)  # type: ignore[arg-type]  # bytes: the call succeeded
+            state = apply_patch(cache[1], ops) if ops else cache[1]
+        except (ValueError, TypeError, LookupError, AttributeError) as e:
+            raise self._lib.abi_error(
+                "rk_store_patch", f"returned a patch that is not a JSON Patch of the state "
+                                  f"({type(e).__name__}: {e})") from None
         self._cache = (outs.version.value, state)
         return state
 
@@ -854,7 +873,7 @@ class Store(Generic[StateT, ActionT]):
         status = lib.rk_store_get(handle, encoded, ptr, length, version)
         if status:
             self._fail(status, f"get({pointer!r})")
-        return freeze(_json.loads(lib.take_string(ptr, length))), version.value
+        return freeze(lib.decode(lib.take_string(ptr, length), "rk_store_get")), version.value
 
     def state_json(self) -> bytes:
         """The current state as the library's JSON text (not cached)."""
@@ -892,7 +911,7 @@ class Store(Generic[StateT, ActionT]):
         except ReducerKitError:
             self._reraise_pending_first()
             raise
-        records: list[dict[str, Any]] = _json.loads(data)
+        records: list[dict[str, Any]] = self._lib.decode(data, "rk_store_take_actions")
         if self._errors:
             self._raise_pending()
         return records
@@ -922,6 +941,7 @@ class Store(Generic[StateT, ActionT]):
             return self._subscribe_path(callback, path, with_version)
         handle = self._live_handle()
         core = self._core
+        lib = self._lib
         loads = _json.loads
         string_at = ctypes.string_at
 
@@ -931,7 +951,11 @@ class Store(Generic[StateT, ActionT]):
                 stack = _callback_stack()
             stack.append(core)
             try:
-                state = loads(string_at(ptr, length))
+                data = string_at(ptr, length)
+                try:
+                    state = loads(data)
+                except ValueError:
+                    state = lib.decode(data, "the state callback")  # raises, saying what
                 if with_version:
                     callback(state, version)
                 else:
@@ -1021,6 +1045,7 @@ class Store(Generic[StateT, ActionT]):
     def _subscribe_patch_ops(self, on_ops: Callable[[Any, int], object], callback: object) -> int:
         handle = self._live_handle()
         core = self._core
+        lib = self._lib
         loads = _json.loads
 
         def trampoline(_userdata: Any, patch: bytes, _length: int, version: int) -> None:
@@ -1029,7 +1054,11 @@ class Store(Generic[StateT, ActionT]):
                 stack = _callback_stack()
             stack.append(core)
             try:
-                on_ops(loads(patch), version)
+                try:
+                    ops = loads(patch)
+                except ValueError:
+                    ops = lib.decode(patch, "the patch callback")  # raises, saying what
+                on_ops(ops, version)
             except BaseException as e:  # never let it reach ctypes: store, re-raise later
                 core.record_error(e, callback)
             finally:
@@ -1236,7 +1265,7 @@ class Store(Generic[StateT, ActionT]):
         except ReducerKitError:
             self._reraise_pending_first()
             raise
-        scenario: dict[str, Any] = _json.loads(data)
+        scenario: dict[str, Any] = self._lib.decode(data, "rk_store_scenario")
         if name:
             scenario["name"] = name
         if self._errors:
