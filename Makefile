@@ -337,9 +337,9 @@ docs-swift:
 
 docs-python:
 	@$(PYTHON) -c 'import pdoc' 2>/dev/null || $(PYTHON) -m pip install -q pdoc
+	@$(PYTHON) -c 'import hypothesis' 2>/dev/null || $(PYTHON) -m pip install -q hypothesis
 	rm -rf $(BUILD)/docs/python
-	PYTHONPATH=bindings/python/src $(PYTHON) -m pdoc --docformat google -o $(BUILD)/docs/python \
-	  reducerkit reducerkit.testing
+	PYTHONPATH=bindings/python/src $(PYTHON) scripts/docs-python.py $(BUILD)/docs/python
 
 # In `make test`: the three install paths of the README, as a new user follows them.
 test-install: lib

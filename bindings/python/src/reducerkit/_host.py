@@ -151,6 +151,7 @@ class Request:
     payload: Any
 
     def __init__(self, book: HostRequests, request_id: int, name: str, payload: Any) -> None:
+        """Made by the store (@private: programs get requests from it, never construct one)."""
         self.id = request_id
         self.name = name
         self.payload = payload

@@ -242,35 +242,35 @@ class Library:
         # Only for (c_void_p handle or None, bytes without NUL) arguments.
         send_fast = cdll["rk_store_send"]
         send_fast.restype = _status
-        self.send_untyped: Callable[[Any, bytes], int] = send_fast
+        self._send_untyped: Callable[[Any, bytes], int] = send_fast
         # rk_store_send's address, for the compiled call path (_speedups; see Store.send).
-        self.send_address: int = ctypes.cast(send_fast, ctypes.c_void_p).value or 0
+        self._send_address: int = ctypes.cast(send_fast, ctypes.c_void_p).value or 0
         # The same, keeping the GIL during the call (no release and retake: most of the cost
         # of a ctypes call). Only for a store no Python callback can be called from, so that
         # nothing the library runs during the send waits for the GIL: a store Python created,
-        # before it has a subscription or a request callback (Store switches to send_untyped
+        # before it has a subscription or a request callback (Store switches to _send_untyped
         # for good when it gets one).
-        self.send_untyped_gil: Callable[[Any, bytes], int] = ctypes.PYFUNCTYPE(_status)(
+        self._send_untyped_gil: Callable[[Any, bytes], int] = ctypes.PYFUNCTYPE(_status)(
             ("rk_store_send", cdll))
         # The same pairs for reading the state (Store.state), whose arguments are all ctypes
         # instances made once (a c_void_p handle, a c_uint64 by value, byref() objects for the
         # out-parameters), so nothing goes through from_param: rk_store_version(handle,
         # byref(out)) and rk_store_patch(handle, c_uint64, byref(char *), None,
         # byref(out_version)). The GIL-keeping ones under the same condition as
-        # send_untyped_gil: the store's locks they take are never held while a callback of
+        # _send_untyped_gil: the store's locks they take are never held while a callback of
         # the store runs (header: a callback may call them), so they only wait for Swift work.
         version_fast = cdll["rk_store_version"]
         version_fast.restype = _status
-        self.version_untyped: Callable[[Any, Any], int] = version_fast
-        self.version_untyped_gil: Callable[[Any, Any], int] = ctypes.PYFUNCTYPE(_status)(
+        self._version_untyped: Callable[[Any, Any], int] = version_fast
+        self._version_untyped_gil: Callable[[Any, Any], int] = ctypes.PYFUNCTYPE(_status)(
             ("rk_store_version", cdll))
         patch_fast = cdll["rk_store_patch"]
         patch_fast.restype = _status
-        self.patch_untyped: Callable[[Any, Any, Any, Any, Any], int] = patch_fast
-        self.patch_untyped_gil: Callable[[Any, Any, Any, Any, Any], int] = \
+        self._patch_untyped: Callable[[Any, Any, Any, Any, Any], int] = patch_fast
+        self._patch_untyped_gil: Callable[[Any, Any, Any, Any, Any], int] = \
             ctypes.PYFUNCTYPE(_status)(("rk_store_patch", cdll))
         # rk_free(c_void_p instance) keeping the GIL: free() waits for nothing.
-        self.free_untyped_gil: Callable[[Any], None] = ctypes.PYFUNCTYPE(None)(
+        self._free_untyped_gil: Callable[[Any], None] = ctypes.PYFUNCTYPE(None)(
             ("rk_free", cdll))
         raw_version = self.rk_version()
         if not raw_version:

@@ -1,15 +1,15 @@
 """The command line: ``python -m reducerkit``.
 
-::
-
-    python -m reducerkit features                            # also each feature's host endpoints
-    python -m reducerkit run counter actions.jsonl            # one state (JSON) per line
-    python -m reducerkit run todos actions.jsonl --diff       # what each action changed
-    python -m reducerkit run search actions.jsonl --clock test
-    python -m reducerkit check Tests/scenarios                # scenarios, as reducerkit-check
-    python -m reducerkit record counter --clock test < session.jsonl > s.scenario.json
-    python -m reducerkit fuzz counter --invariant mymodule:count_is_small --examples 200
-    python -m reducerkit stubs counter > counter_types.py      # --lang c: a C header
+```sh
+python -m reducerkit features                            # also each feature's host endpoints
+python -m reducerkit run counter actions.jsonl            # one state (JSON) per line
+python -m reducerkit run todos actions.jsonl --diff       # what each action changed
+python -m reducerkit run search actions.jsonl --clock test
+python -m reducerkit check Tests/scenarios                # scenarios, as reducerkit-check
+python -m reducerkit record counter --clock test < session.jsonl > s.scenario.json
+python -m reducerkit fuzz counter --invariant mymodule:count_is_small --examples 200
+python -m reducerkit stubs counter > counter_types.py      # --lang c: a C header
+```
 
 ``run`` applies one JSON action per line (blank lines are skipped). An error names the file
 and line (``actions.jsonl:3: unknown action ...``) and exits with status 1. A progress bar

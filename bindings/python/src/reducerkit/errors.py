@@ -2,13 +2,15 @@
 
 Every exception raised for a failed library call is a :class:`ReducerKitError` carrying the
 library's message (``rk_last_error()``), the :class:`Status` and its static description
-(``rk_status_string()``)::
+(``rk_status_string()``):
 
-    try:
-        store.send("incremnt")
-    except reducerkit.ActionError as e:
-        print(e.message)   # unknown action "incremnt" at $; expected one of: increment, ...
-        print(e.status)    # Status.ACTION
+```python
+try:
+    store.send("incremnt")
+except reducerkit.ActionError as e:
+    print(e.message)   # unknown action "incremnt" at $; expected one of: increment, ...
+    print(e.status)    # Status.ACTION
+```
 """
 
 from __future__ import annotations

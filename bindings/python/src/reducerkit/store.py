@@ -1,13 +1,13 @@
 """The Pythonic layer: :class:`Store`, a handle on a Swift store, and :func:`features`.
 
-::
+```python
+import reducerkit
 
-    import reducerkit
-
-    with reducerkit.Store("counter") as store:
-        store.send("increment")
-        store.send({"setCount": 5})
-        store.state                     # {'count': 5, 'fact': None, 'isTimerOn': False}
+with reducerkit.Store("counter") as store:
+    store.send("increment")
+    store.send({"setCount": 5})
+    store.state                     # {'count': 5, 'fact': None, 'isTimerOn': False}
+```
 """
 
 from __future__ import annotations
@@ -441,12 +441,12 @@ class Store(Generic[StateT, ActionT]):
     CounterAction]``; ``python -m reducerkit stubs FEATURE`` writes them); unparameterized,
     ``Store[dict[str, Any], Any]``.
 
-    ::
-
-        with reducerkit.Store("counter", clock="test") as store:
-            store.send("toggleTimer")
-            store.advance(seconds=3)
-            assert store.state["count"] == 3
+    ```python
+    with reducerkit.Store("counter", clock="test") as store:
+        store.send("toggleTimer")
+        store.advance(seconds=3)
+        assert store.state["count"] == 3
+    ```
 
     Args:
         feature: a feature name from :func:`features`, e.g. ``"counter"``.
@@ -594,18 +594,18 @@ class Store(Generic[StateT, ActionT]):
         # The state is read the same way (`_version_fn`, `_patch_fn`: see Library).
         # With _speedups, the send fast path calls rk_store_send without ctypes
         # (`_fast_send(address, handle, data)`), keeping or releasing the GIL as above.
-        self._send_address = lib.send_address
+        self._send_address = lib._send_address
         self._handle_value: int = handle.value or 0
         self._fast_send: Callable[[int, int, bytes], int] | None
         if owned and not self._requests.callback_mode:
-            self._send_text = lib.send_untyped_gil
-            self._version_fn = lib.version_untyped_gil
-            self._patch_fn = lib.patch_untyped_gil
+            self._send_text = lib._send_untyped_gil
+            self._version_fn = lib._version_untyped_gil
+            self._patch_fn = lib._patch_untyped_gil
             self._fast_send = _speedups.send_keep_gil if _speedups and self._send_address else None
         else:
-            self._send_text = lib.send_untyped
-            self._version_fn = lib.version_untyped
-            self._patch_fn = lib.patch_untyped
+            self._send_text = lib._send_untyped
+            self._version_fn = lib._version_untyped
+            self._patch_fn = lib._patch_untyped
             self._fast_send = _speedups.send_release_gil if _speedups and self._send_address else None
         self._version_out = c_uint64()  # shared by the threads reading this store (see state)
         self._version_ref = byref(self._version_out)
@@ -627,9 +627,9 @@ class Store(Generic[StateT, ActionT]):
         so keeping the GIL would not deadlock there either; releasing it lets callbacks on
         effect threads run while this thread is in C, and keeps the reasoning simple: the GIL
         is kept only where nothing in the library can want it.)"""
-        self._send_text = self._lib.send_untyped
-        self._version_fn = self._lib.version_untyped
-        self._patch_fn = self._lib.patch_untyped
+        self._send_text = self._lib._send_untyped
+        self._version_fn = self._lib._version_untyped
+        self._patch_fn = self._lib._patch_untyped
         if self._fast_send is not None:
             self._fast_send = _speedups.send_release_gil
 
@@ -820,7 +820,7 @@ class Store(Generic[StateT, ActionT]):
         try:
             data = outs.text.value  # the patch: NUL-terminated JSON, which has no NUL byte
         finally:
-            self._lib.free_untyped_gil(outs.json)
+            self._lib._free_untyped_gil(outs.json)
         try:
             ops = _json.loads(data)  # type: ignore[arg-type]  # bytes: the call succeeded
             state = apply_patch(cache[1], ops) if ops else cache[1]
@@ -1216,10 +1216,12 @@ class Store(Generic[StateT, ActionT]):
         """The requests to answer by hand, as an async iterator (each handed out once, like
         :meth:`wait_request`). Ends when the store closes. Without ``providers`` it watches
         the library's request descriptor with ``loop.add_reader`` (no thread, no polling);
-        with them, the request callback wakes it::
+        with them, the request callback wakes it:
 
-            async for request in store.requests():
-                request.resolve(await look_up(request.payload))
+        ```python
+        async for request in store.requests():
+            request.resolve(await look_up(request.payload))
+        ```
 
         Leaving the loop early (``break``) leaves the reader until the generator is closed:
         use ``contextlib.aclosing(store.requests())`` to remove it at once.
@@ -1247,11 +1249,13 @@ class Store(Generic[StateT, ActionT]):
         the error it raised), clock advance, request, answer, cancellation and received
         action, ``finish`` when no effect is running, and the final state. Written to a
         ``*.scenario.json`` file, it replays in ``reducerkit-check``, the Swift runner and
-        :func:`reducerkit.testing.run_scenario`::
+        :func:`reducerkit.testing.run_scenario`:
 
-            with reducerkit.Store("counter", clock="test", record=True) as store:
-                store.send("increment")
-                json.dump(store.scenario("increments"), open("inc.scenario.json", "w"))
+        ```python
+        with reducerkit.Store("counter", clock="test", record=True) as store:
+            store.send("increment")
+            json.dump(store.scenario("increments"), open("inc.scenario.json", "w"))
+        ```
 
         Raises:
             MisuseError: the store was not created with ``record=True``.
@@ -1284,10 +1288,12 @@ class Store(Generic[StateT, ActionT]):
 
     async def states(self, *, initial: bool = True) -> AsyncGenerator[StateT, None]:
         """The state after each change, as an async iterator of snapshots (the current state
-        first unless ``initial=False``). Ends when the store closes::
+        first unless ``initial=False``). Ends when the store closes:
 
-            async for state in store.states():
-                print(state["count"])
+        ```python
+        async for state in store.states():
+            print(state["count"])
+        ```
 
         Driven by the store's JSON Patches: each change brings the store's snapshot up to date
         (on the thread that changed the state, sharing unchanged parts with the previous

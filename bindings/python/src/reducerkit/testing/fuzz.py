@@ -1,14 +1,14 @@
 """Random action sequences against an invariant, shrunk to a scenario (needs Hypothesis:
 ``pip install reducerkit[test]``).
 
-::
+```python
+from reducerkit.testing import check
 
-    from reducerkit.testing import check
+def count_is_small(state):
+    assert abs(state["count"]) < 1000, state["count"]
 
-    def count_is_small(state):
-        assert abs(state["count"]) < 1000, state["count"]
-
-    check("counter", count_is_small, max_examples=200, steps=20)
+check("counter", count_is_small, max_examples=200, steps=20)
+```
 
 Each example is a sequence of up to ``steps`` steps on a store with the test clock that
 answers every host endpoint of the feature: a random valid action (from the action schema),
