@@ -27,6 +27,11 @@ if [ "$exported" != "$expected" ]; then
   fail "build/libreducerkit.so exports other symbols than the header's functions (< expected, > exported)"
 fi
 echo "test-install: libreducerkit.so: soname $soname, exports the $(wc -l <<<"$header_functions") header functions and the registration hook only"
+# The README's size (MB: 10^6 bytes) is this build's, give or take 1 MB.
+mb=$(( ($(stat -c %s build/libreducerkit.so) + 500000) / 1000000 ))
+said=$(tr '\n' ' ' < README.md | sed -n 's/.*`libreducerkit\.so` is \([0-9]*\) MB.*/\1/p')
+[ -n "$said" ] && [ $((said - mb)) -le 1 ] && [ $((mb - said)) -le 1 ] \
+  || fail "the README says libreducerkit.so is '$said' MB; it is $mb MB: update README.md"
 
 # Programs linked in the build tree ask for the soname, which build/ carries.
 tmp=$(mktemp -d)
