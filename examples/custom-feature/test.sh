@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds the user package's own dynamic library as the README's "Exposing your own features"
-# says (its Package.swift is the README's, but for the dependency by path), checks that it
-# links without warnings, carries the Swift runtime and stays at most 20 MB with the default
-# settings, and drives its feature from C; then runs its scenarios (scenarios/) with the three
+# says (its Package.swift and build command are the README's, but for the dependency by path),
+# checks that it links without warnings, carries the Swift runtime, stays at most 20 MB with
+# the default settings, has its soname and exports only the header's functions and the
+# registration hook, and drives its feature from C; then runs its scenarios (scenarios/) with the three
 # runners (reducerkit-check, Python's check and pytest plugin, the Swift test target, whose
 # file is the README's "Cross-language testing" test) and checks its typed stubs (stubs/).
 set -euo pipefail
@@ -27,7 +28,12 @@ if ! diff -u "$snippets/Tests/ScoreboardTests/ScenarioTests.swift" Tests/Scorebo
   exit 1
 fi
 
-swift build -c release -Xswiftc -static-stdlib --product scoreboard 2>&1 | tee "$snippets/build.log"
+# The README's build command; the version script is the checkout's (a path dependency has no
+# .build/checkouts/ReducerKit).
+sed 's|\.build/checkouts/ReducerKit/|../../|g' "$snippets/build.sh" > "$snippets/build-here.sh"
+grep -q -- "--version-script=../../include/reducerkit.map" "$snippets/build-here.sh" \
+  || { echo "custom-feature: the README's build command has no version script" >&2; exit 1; }
+bash -e "$snippets/build-here.sh" 2>&1 | tee "$snippets/build.log"
 if grep -q "warning:" "$snippets/build.log"; then
   echo "custom-feature: the build printed warnings (above)" >&2
   exit 1
@@ -37,12 +43,34 @@ if readelf -d "$lib/libscoreboard.so" | grep NEEDED | grep -qE 'libswift|libFoun
   echo "libscoreboard.so depends on the Swift runtime" >&2
   exit 1
 fi
+soname=$(readelf -d "$lib/libscoreboard.so" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+if [ "$soname" != libscoreboard.so ]; then
+  echo "custom-feature: libscoreboard.so has soname '$soname', not libscoreboard.so" >&2; exit 1
+fi
+expected=$( { sed -nE 's/^RK_API[^(]*[ *](rk_[a-z0-9_]+) *\(.*/\1/p' "$root/include/reducerkit.h"; \
+  echo reducerkit_register_features; } | sort)
+exported=$(nm -D --defined-only "$lib/libscoreboard.so" | awk '$2 ~ /^[A-Z]$/ { print $3 }' | sort)
+if [ "$exported" != "$expected" ]; then
+  diff <(echo "$expected") <(echo "$exported") || true
+  echo "custom-feature: libscoreboard.so exports other symbols than the header's functions and the hook (< expected, > exported)" >&2
+  exit 1
+fi
+echo "custom-feature: libscoreboard.so: soname $soname, exports the $(($(wc -l <<<"$expected") - 1)) header functions and the hook only"
 size=$(stat -L -c %s "$lib/libscoreboard.so")
-echo "custom-feature: libscoreboard.so is $((size / 1024 / 1024)) MB ($size bytes; at most $max_bytes)"
+echo "custom-feature: libscoreboard.so is $(( (size + 500000) / 1000000 )) MB ($size bytes; at most $max_bytes)"
 if [ "$size" -gt "$max_bytes" ]; then
   echo "custom-feature: libscoreboard.so is larger than 20 MB: is Foundation linked in?" >&2
   exit 1
 fi
+# The README's figures (MB: 10^6 bytes) are this build's, give or take 1 MB.
+mb=$(( (size + 500000) / 1000000 ))
+for said in "$(sed -n 's/.*libscoreboard\.so` (about \([0-9]*\) MB.*/\1/p' "$root/README.md")" \
+    "$(tr '\n' ' ' < "$root/README.md" | sed -n 's/.*a user library per "Exposing your own features" *\([0-9]*\) MB without it.*/\1/p')"; do
+  if [ -z "$said" ] || [ $((said - mb)) -gt 1 ] || [ $((mb - said)) -gt 1 ]; then
+    echo "custom-feature: the README says libscoreboard.so is '$said' MB; it is $mb MB: update README.md" >&2
+    exit 1
+  fi
+done
 mkdir -p "$root/build/examples"
 cc -std=c99 -Wall -Wextra -pedantic -Werror -I"$root/include" driver.c \
   -L"$lib" -lscoreboard -Wl,-rpath,"$lib" -o "$root/build/examples/scoreboard_driver"

@@ -128,3 +128,32 @@ def test_progress_bar(cli: Run, tmp_path: Path) -> None:
 def test_usage_error(cli: Run) -> None:
     done = cli("run")
     assert done.returncode == 2 and "usage" in done.stderr
+
+
+# Each command with the arguments it needs besides --lib.
+_COMMAND_ARGS = {
+    "features": [], "version": [], "run": ["counter", "-"], "check": ["."],
+    "record": ["counter"], "fuzz": ["counter", "--invariant", "m:f"], "stubs": ["counter"],
+}
+
+
+def test_lib_is_taken_after_every_command(tmp_path: Path) -> None:
+    """0.2.0: `--lib` after `features`, `run` or `version` was a usage error (it was only taken
+    before the command, and after check/record/fuzz/stubs)."""
+    from reducerkit import cli as cli_module
+
+    parser = cli_module._parser()
+    commands = next(a for a in parser._actions if a.dest == "command").choices
+    assert commands is not None and set(commands) == set(_COMMAND_ARGS)
+    missing = str(tmp_path / "elsewhere.so")
+    for command, args in _COMMAND_ARGS.items():
+        parsed = parser.parse_args([command, *args, "--lib", missing])
+        assert parsed.lib == missing, command
+        parsed = parser.parse_args(["--lib", missing, command, *args])
+        assert parsed.lib == missing, command
+
+
+@pytest.mark.parametrize("command", ["features", "version", "run"])
+def test_lib_after_the_command_is_used(cli: Run, command: str, tmp_path: Path) -> None:
+    done = cli(command, *_COMMAND_ARGS[command], "--lib", str(tmp_path / "other.so"), input="")
+    assert done.returncode == 1 and "other.so, does not exist" in done.stderr, done.stderr

@@ -15,7 +15,7 @@ from conftest import REPO
 pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 
-from reducerkit import Library, Store  # noqa: E402
+from reducerkit import Library, ReducerKitError, Store  # noqa: E402
 from reducerkit.cli import main  # noqa: E402
 from reducerkit.testing import InvariantFailure, check, run_scenario  # noqa: E402
 from reducerkit.testing import strategies  # noqa: E402
@@ -128,3 +128,98 @@ def test_fuzz_command(lib: Library, tmp_path: Path, monkeypatch: pytest.MonkeyPa
         assert main(["--lib", lib.path, "fuzz", "counter", *bad], out=io.StringIO(),
                     err=err) == 2, err.getvalue()
     del sys.modules["invariants"]
+
+
+def test_progress_counts_sequences_not_shrink_runs(lib: Library, tmp_path: Path) -> None:
+    """0.2.0 counted every run Hypothesis made, shrinking included: the CLI's bar showed
+    72/50 (and 22/20 for a passing run: sequences Hypothesis dropped midway and drew again).
+    Now it stops at the sequence that failed first, and a passing run ends at max_examples
+    exactly."""
+    seen: list[int] = []
+    first_failure: list[int] = []
+
+    def small(state: dict[str, Any]) -> None:
+        if abs(state["count"]) >= 5:
+            if not first_failure:
+                first_failure.append(len(seen) + 1)  # this sequence is counted when it ends
+            raise AssertionError(f"count is {state['count']}")
+
+    with pytest.raises(InvariantFailure):
+        check("counter", small, max_examples=50, steps=10, seed=3, library=lib,
+              reproducer=tmp_path / "f.scenario.json", differential=False, progress=seen.append)
+    assert first_failure and seen == list(range(1, first_failure[0] + 1)), (seen, first_failure)
+    seen.clear()
+    check("counter", lambda s: True, max_examples=20, steps=20, seed=1, library=lib,
+          differential=False, progress=seen.append)
+    assert seen == list(range(1, 21))
+
+
+def _copy_of_library(lib: Library, tmp_path: Path) -> Library:
+    """The library under another path, as a user's own library would be."""
+    import shutil
+
+    from reducerkit import load_library
+    from reducerkit._native import load
+
+    mine = tmp_path / "mine" / "libmine.so"
+    mine.parent.mkdir()
+    shutil.copy(lib.path, mine)
+    load_library(lib.path)  # the copy must not become the default
+    return load(mine)
+
+
+def test_the_failure_hint_replays_against_the_library_used(
+        lib: Library, tmp_path: Path, child_env: dict[str, str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """0.2.0's hint said `reducerkit-check FILE` and `python -m reducerkit check FILE`: both
+    load the default library, so neither replayed a sequence of a user's own library."""
+    import re
+    import shlex
+    import subprocess
+
+    if DIFFERENTIAL:
+        monkeypatch.setenv("REDUCERKIT_CHECK", str(CHECK))
+    mine = _copy_of_library(lib, tmp_path)
+    target = tmp_path / "found.scenario.json"
+    with pytest.raises(InvariantFailure) as info:
+        check("counter", lambda s: abs(s["count"]) < 5, max_examples=100, steps=10, seed=3,
+              library=mine, reproducer=target, differential=DIFFERENTIAL)
+    hint = re.search(r"\(replay it: (.*)\)$", str(info.value))
+    assert hint is not None, str(info.value)
+    commands = hint.group(1).split(", or ")
+    assert len(commands) == (2 if DIFFERENTIAL else 1), commands
+    for command in commands:
+        argv = shlex.split(command)
+        assert argv[argv.index("--lib") + 1] == mine.path, command
+        if argv[:3] == ["python", "-m", "reducerkit"]:
+            argv[0] = sys.executable
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=120,
+                              env=dict(child_env, REDUCERKIT_LIB=lib.path))
+        assert done.returncode == 0 and "1 passed, 0 failed" in done.stdout, (command, done)
+
+
+def test_the_runner_inside_the_package_is_found(lib: Library, tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """A wheel carries reducerkit-check beside its library: fuzzing a library elsewhere (a
+    user's own) finds that copy, with nothing on PATH and no $REDUCERKIT_CHECK."""
+    from reducerkit.testing import fuzz
+
+    package = tmp_path / "package"
+    package.mkdir()
+    runner = package / "reducerkit-check"
+    runner.write_text("#!/bin/sh\n")
+    runner.chmod(0o755)
+    monkeypatch.setattr(fuzz, "PACKAGE_DIR", package)
+    monkeypatch.delenv("REDUCERKIT_CHECK", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    mine = _copy_of_library(lib, tmp_path)
+    assert fuzz.find_checker(mine) == str(runner)
+    runner.unlink()
+    assert fuzz.find_checker(mine) is None
+    with pytest.raises(ReducerKitError, match="pass differential=False"):
+        check("counter", lambda s: True, max_examples=1, library=mine)
+    err = io.StringIO()
+    assert main(["fuzz", "counter", "--lib", mine.path, "--invariant", "json:loads"],
+                out=io.StringIO(), err=err) == 2
+    assert "pass --no-differential" in err.getvalue(), err.getvalue()
+    assert "differential=False" not in err.getvalue()

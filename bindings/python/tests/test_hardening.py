@@ -164,6 +164,70 @@ def test_ctrl_c_interrupts_long_waits(lib: Library, clock: str, call: str) -> No
             child.wait()
 
 
+ABANDONED_ADVANCE_CHILD = textwrap.dedent("""
+    import threading
+    import reducerkit
+    lib = reducerkit.load_library()
+    real_advance = lib.rk_store_advance_clock
+    returned = []                        # handles whose rk_store_advance_clock returned
+
+    def traced_advance(handle, ms):
+        status = real_advance(handle, ms)
+        returned.append(handle.value)
+        return status
+
+    lib.rk_store_advance_clock = traced_advance
+    entered, release = threading.Event(), threading.Event()
+
+    def search(query):                   # blocks the effect, so the advance waits for it
+        entered.set()
+        release.wait()
+        return []
+
+    blocked = reducerkit.Store("search", clock="test", providers={"search": search})
+    blocked.send({"queryChanged": "sw"})
+    threading.Thread(target=lambda: (entered.wait(), print("ready", flush=True)),
+                     daemon=True).start()
+    try:
+        blocked.advance(milliseconds=300)  # the debounce elapses; the provider blocks
+        print("returned", flush=True)
+    except KeyboardInterrupt:
+        print("interrupted", flush=True)
+    other = reducerkit.Store("counter", clock="test")
+    other.send("toggleTimer")
+    other.advance(seconds=2)
+    first_still_blocked = blocked.handle not in returned
+    release.set()
+    print("other advanced", other.state["count"], "first still blocked:", first_still_blocked,
+          flush=True)
+    other.send("toggleTimer")
+""")
+
+
+def test_ctrl_c_in_advance_does_not_hold_up_other_stores(lib: Library) -> None:
+    """0.2.0: every advance() of the main thread ran on one shared worker thread, so after a
+    Ctrl-C the next advance() of any store queued behind the abandoned call (up to its 10 s
+    bound). Each call now has its own thread: another store's advance() completes while the
+    abandoned call is still blocked in the library."""
+    env = dict(os.environ, PYTHONPATH=SRC, REDUCERKIT_LIB=lib.path)
+    child = subprocess.Popen([sys.executable, "-c", ABANDONED_ADVANCE_CHILD],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                             preexec_fn=_sigint_default)
+    try:
+        out, err = child.stdout, child.stderr
+        assert out is not None and err is not None
+        assert out.readline().strip() == "ready", err.read()
+        child.send_signal(signal.SIGINT)
+        assert out.readline().strip() == "interrupted", err.read()
+        line = out.readline().strip()
+        assert line == "other advanced 2 first still blocked: True", (line, err.read())
+        assert child.wait(timeout=60) == 0, err.read()
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+
+
 def test_close_from_a_subscriber_is_final(lib: Library) -> None:
     store = Store("counter", library=lib)
     calls: list[int] = []

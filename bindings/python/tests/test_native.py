@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ctypes
+import io
 import re
 import shutil
 import subprocess
@@ -13,7 +14,7 @@ import pytest
 from conftest import HEADER
 
 import reducerkit
-from reducerkit import _native
+from reducerkit import _native, cli
 from reducerkit.errors import (
     ABIVersionError,
     ActionError,
@@ -257,3 +258,89 @@ def test_raw_calls(lib: _native.Library) -> None:
     lib.rk_store_destroy(None)    # NULL is a no-op
     features = reducerkit._json.loads(lib.features_json())
     assert {f["name"] for f in features} >= {"counter", "todos", "search"}
+
+
+# ---- a library that reports ABI 1 but does not keep to it ------------------------------
+
+def _off_abi_library(tmp_path: Path, name: str, *, version: str = '"9.9.9"',
+                     features: str = '"[]"', state: str = '"{}"', patch: str = '"[]"') -> Path:
+    """A fake library with every function of the table, ABI 1, returning the given texts
+    (C string literals) from rk_version, rk_features, rk_store_get and rk_store_patch."""
+    special = {"rk_abi_version", "rk_version", "rk_features", "rk_store_create", "rk_store_get",
+               "rk_store_patch", "rk_store_version", "rk_free", "rk_status_string",
+               "rk_last_error", "rk_store_destroy"}
+    others = "".join(f"int {fn}(void) {{ return 0; }}\n" for fn in _native.FUNCTIONS
+                     if fn not in special)
+    source = f"""
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+static int out(const char *text, char **json, size_t *len) {{
+    size_t n = strlen(text);
+    *json = malloc(n + 1);
+    memcpy(*json, text, n + 1);
+    if (len) *len = n;
+    return 0;
+}}
+static int store;
+int rk_abi_version(void) {{ return 1; }}
+const char *rk_version(void) {{ return {version}; }}
+const char *rk_status_string(int status) {{ (void)status; return NULL; }}
+const char *rk_last_error(void) {{ return NULL; }}
+void rk_free(void *p) {{ free(p); }}
+int rk_features(char **json, size_t *len) {{ return out({features}, json, len); }}
+int rk_store_create(const char *f, const char *o, void **s) {{ (void)f; (void)o; *s = &store; return 0; }}
+void rk_store_destroy(void *s) {{ (void)s; }}
+int rk_store_version(void *s, uint64_t *v) {{ (void)s; *v = 1; return 0; }}
+int rk_store_get(void *s, const char *p, char **json, size_t *len, uint64_t *v) {{
+    (void)s; (void)p; *v = 1; return out({state}, json, len); }}
+int rk_store_patch(void *s, uint64_t since, char **json, size_t *len, uint64_t *v) {{
+    (void)s; (void)since; *v = 1; return out({patch}, json, len); }}
+{others}"""
+    return _compile(tmp_path, name, source)
+
+
+@pytest.mark.parametrize("features,problem", [
+    ('"not json"', "rk_features() returned text that is not JSON"),
+    ('"{\\"name\\": \\"counter\\"}"', "rk_features() returned a JSON dict, not a list"),
+    ('"[\\"counter\\"]"', "item 0 is not an object with a \"name\" string"),
+])
+def test_features_of_a_library_off_the_abi(tmp_path: Path, features: str, problem: str) -> None:
+    """0.2.0 raised json.JSONDecodeError, or AttributeError in `python -m reducerkit
+    features`: now the binding's own error, naming the library and the function."""
+    so = _off_abi_library(tmp_path, "offabi", features=features)
+    lib = _native.load(so)
+    with pytest.raises(reducerkit.LibraryABIError) as raised:
+        reducerkit.features(lib)
+    assert isinstance(raised.value, reducerkit.ABIVersionError)
+    assert str(so) in str(raised.value) and problem in str(raised.value)
+    out, err = io.StringIO(), io.StringIO()
+    assert cli.main(["--lib", str(so), "features"], out=out, err=err) == 1
+    assert str(so) in err.getvalue() and problem in err.getvalue(), err.getvalue()
+
+
+def test_a_library_without_a_version_string(tmp_path: Path) -> None:
+    """0.2.0: AttributeError ('NoneType' object has no attribute 'decode')."""
+    so = _off_abi_library(tmp_path, "noversion", version="NULL")
+    with pytest.raises(reducerkit.LibraryABIError, match=r"rk_version\(\) returned NULL") as raised:
+        _native.load(so)
+    assert str(so) in str(raised.value)
+
+
+@pytest.mark.parametrize("state,patch,function", [
+    ('"{not json"', '"[]"', "rk_store_get() returned text that is not JSON"),
+    ('"{}"', '"[{\\"op\\": \\"replace\\"}]"', "rk_store_patch() returned a patch that is not"),
+    ('"{}"', '"nope"', "rk_store_patch() returned a patch that is not"),
+])
+def test_a_state_off_the_abi(tmp_path: Path, state: str, patch: str, function: str) -> None:
+    so = _off_abi_library(tmp_path, "offstate", state=state, patch=patch)
+    with reducerkit.Store("counter", library=so) as store:
+        with pytest.raises(reducerkit.LibraryABIError) as raised:
+            store.state
+    assert str(so) in str(raised.value) and function in str(raised.value), raised.value
+
+
+def test_a_null_status_string_does_not_hide_the_error(tmp_path: Path) -> None:
+    lib = _native.load(_off_abi_library(tmp_path, "nostatus"))
+    error = lib.error(int(Status.ACTION))
+    assert isinstance(error, ActionError) and "status 3" in str(error)

@@ -1,14 +1,14 @@
 """ReducerKit for Python: drive and test stores whose reducers are written in Swift.
 
-::
+```python
+import reducerkit
 
-    import reducerkit
-
-    reducerkit.features()                    # names, action and state schemas
-    with reducerkit.Store("counter") as store:
-        store.send("increment")
-        store.send({"setCount": 5})
-        print(store.state)                   # {'count': 5, 'fact': None, 'isTimerOn': False}
+reducerkit.features()                    # names, action and state schemas
+with reducerkit.Store("counter") as store:
+    store.send("increment")
+    store.send({"setCount": 5})
+    print(store.state)                   # {'count': 5, 'fact': None, 'isTimerOn': False}
+```
 
 The library ``libreducerkit`` is the one at an explicit path (:func:`load_library`,
 ``Store(..., library=path)``), else at ``$REDUCERKIT_LIB``, else the copy inside this package
@@ -30,6 +30,7 @@ from .errors import (
                      InternalError,
                      InvalidArgumentError,
                      JSONError,
+                     LibraryABIError,
                      LibraryNotFoundError,
                      MisuseError,
                      ReducerKitError,
@@ -52,6 +53,7 @@ __all__ = [
     "InvalidArgumentError",
     "JSONError",
     "Library",
+    "LibraryABIError",
     "LibraryNotFoundError",
     "MisuseError",
     "ReducerKitError",

@@ -205,9 +205,12 @@ def _run_fuzz(args: argparse.Namespace, lib: Any, out: Any, err: Any) -> int:
             err.write(f"--initial-state: invalid JSON: {e}\n")
             return 2
     try:
-        from .testing.fuzz import InvariantFailure, check
+        from .testing.fuzz import CHECKER_NOT_FOUND, InvariantFailure, check, find_checker
     except ImportError as e:
         err.write(f"reducerkit fuzz: {e}\n")
+        return 2
+    if not args.no_differential and find_checker(lib) is None:
+        err.write(f"reducerkit fuzz: {CHECKER_NOT_FOUND}; or pass --no-differential\n")
         return 2
     show = args.progress or (args.progress is None and err.isatty())
     bar = _Progress(args.examples, err, f"fuzz {args.feature}", unit="sequences") if show else None

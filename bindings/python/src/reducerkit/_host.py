@@ -151,6 +151,7 @@ class Request:
     payload: Any
 
     def __init__(self, book: HostRequests, request_id: int, name: str, payload: Any) -> None:
+        """Made by the store (@private: programs get requests from it, never construct one)."""
         self.id = request_id
         self.name = name
         self.payload = payload
@@ -275,7 +276,7 @@ class HostRequests:
             _tls.stack = stack
         stack.append(core)
         try:
-            event = _json.loads(event_json)
+            event = self.lib.decode(event_json, "the request callback")
             request_id = event["id"]
             name = event.get("name")
             if name is not None:
@@ -339,7 +340,7 @@ class HostRequests:
             data = self.lib.call_out_string(self.lib.rk_store_take_requests, handle)
             if data == b"[]":
                 return
-            for event in _json.loads(data):
+            for event in self.lib.decode(data, "rk_store_take_requests"):
                 self._event_locked(event)
             self.cond.notify_all()
         self._notify_async()

@@ -27,7 +27,15 @@ from ctypes import CFUNCTYPE, POINTER, c_char_p, c_int, c_int64, c_size_t, c_uin
 from pathlib import Path
 from typing import Any
 
-from .errors import ABIVersionError, LibraryNotFoundError, ReducerKitError, Status, error_for_status
+from . import _json
+from .errors import (
+    ABIVersionError,
+    LibraryABIError,
+    LibraryNotFoundError,
+    ReducerKitError,
+    Status,
+    error_for_status,
+)
 
 __all__ = [
     "ABI_VERSION",
@@ -234,37 +242,40 @@ class Library:
         # Only for (c_void_p handle or None, bytes without NUL) arguments.
         send_fast = cdll["rk_store_send"]
         send_fast.restype = _status
-        self.send_untyped: Callable[[Any, bytes], int] = send_fast
+        self._send_untyped: Callable[[Any, bytes], int] = send_fast
         # rk_store_send's address, for the compiled call path (_speedups; see Store.send).
-        self.send_address: int = ctypes.cast(send_fast, ctypes.c_void_p).value or 0
+        self._send_address: int = ctypes.cast(send_fast, ctypes.c_void_p).value or 0
         # The same, keeping the GIL during the call (no release and retake: most of the cost
         # of a ctypes call). Only for a store no Python callback can be called from, so that
         # nothing the library runs during the send waits for the GIL: a store Python created,
-        # before it has a subscription or a request callback (Store switches to send_untyped
+        # before it has a subscription or a request callback (Store switches to _send_untyped
         # for good when it gets one).
-        self.send_untyped_gil: Callable[[Any, bytes], int] = ctypes.PYFUNCTYPE(_status)(
+        self._send_untyped_gil: Callable[[Any, bytes], int] = ctypes.PYFUNCTYPE(_status)(
             ("rk_store_send", cdll))
         # The same pairs for reading the state (Store.state), whose arguments are all ctypes
         # instances made once (a c_void_p handle, a c_uint64 by value, byref() objects for the
         # out-parameters), so nothing goes through from_param: rk_store_version(handle,
         # byref(out)) and rk_store_patch(handle, c_uint64, byref(char *), None,
         # byref(out_version)). The GIL-keeping ones under the same condition as
-        # send_untyped_gil: the store's locks they take are never held while a callback of
+        # _send_untyped_gil: the store's locks they take are never held while a callback of
         # the store runs (header: a callback may call them), so they only wait for Swift work.
         version_fast = cdll["rk_store_version"]
         version_fast.restype = _status
-        self.version_untyped: Callable[[Any, Any], int] = version_fast
-        self.version_untyped_gil: Callable[[Any, Any], int] = ctypes.PYFUNCTYPE(_status)(
+        self._version_untyped: Callable[[Any, Any], int] = version_fast
+        self._version_untyped_gil: Callable[[Any, Any], int] = ctypes.PYFUNCTYPE(_status)(
             ("rk_store_version", cdll))
         patch_fast = cdll["rk_store_patch"]
         patch_fast.restype = _status
-        self.patch_untyped: Callable[[Any, Any, Any, Any, Any], int] = patch_fast
-        self.patch_untyped_gil: Callable[[Any, Any, Any, Any, Any], int] = \
+        self._patch_untyped: Callable[[Any, Any, Any, Any, Any], int] = patch_fast
+        self._patch_untyped_gil: Callable[[Any, Any, Any, Any, Any], int] = \
             ctypes.PYFUNCTYPE(_status)(("rk_store_patch", cdll))
         # rk_free(c_void_p instance) keeping the GIL: free() waits for nothing.
-        self.free_untyped_gil: Callable[[Any], None] = ctypes.PYFUNCTYPE(None)(
+        self._free_untyped_gil: Callable[[Any], None] = ctypes.PYFUNCTYPE(None)(
             ("rk_free", cdll))
-        self.version = self.rk_version().decode("utf-8", "replace")
+        raw_version = self.rk_version()
+        if not raw_version:
+            raise self.abi_error("rk_version", "returned NULL")
+        self.version = raw_version.decode("utf-8", "replace")
 
     def __repr__(self) -> str:
         return f"<reducerkit.Library {self.version} (ABI {self.abi_version}) at {self.path!r}>"
@@ -272,8 +283,27 @@ class Library:
     # -- helpers used by the Pythonic layer ------------------------------------------------
 
     def status_string(self, status: int) -> str:
-        """``rk_status_string(status)``."""
-        return self.rk_status_string(status).decode("utf-8", "replace")
+        """``rk_status_string(status)`` (``"status N"`` if the library returns NULL: this is
+        read while reporting another error, which it must not hide)."""
+        raw = self.rk_status_string(status)
+        return raw.decode("utf-8", "replace") if raw else f"status {status}"
+
+    def abi_error(self, function: str, problem: str) -> LibraryABIError:
+        """The error for a call of ``function`` whose result breaks the ABI (``problem``
+        says how), naming this library."""
+        return LibraryABIError(
+            f"{self.path} does not follow the ReducerKit ABI (version {self.abi_version}, "
+            f"which it reports): {function}() {problem}. Is it a ReducerKit library, of the "
+            f"version of this binding?")
+
+    def decode(self, data: bytes, function: str) -> Any:
+        """The JSON value of ``data``, which ``function`` returned; a
+        :class:`LibraryABIError` naming the library when it is not JSON."""
+        try:
+            return _json.loads(data)
+        except ValueError as e:  # json's and orjson's decode errors are ValueErrors
+            raise self.abi_error(function, f"returned text that is not JSON ({e}): "
+                                           f"{_excerpt(data)}") from None
 
     def last_error(self) -> str:
         """``rk_last_error()`` of the calling thread."""
@@ -317,6 +347,12 @@ class Library:
     def features_json(self) -> bytes:
         """``rk_features()`` as raw JSON bytes."""
         return self.call_out_string(self.rk_features, context="rk_features")
+
+
+def _excerpt(data: bytes, limit: int = 64) -> str:
+    """``data`` for a message: escaped, cut after ``limit`` bytes."""
+    more = f"...({len(data)} bytes)" if len(data) > limit else ""
+    return repr(bytes(data[:limit]))[1:] + more
 
 
 _lock = threading.Lock()

@@ -1,15 +1,15 @@
 """The command line: ``python -m reducerkit``.
 
-::
-
-    python -m reducerkit features                            # also each feature's host endpoints
-    python -m reducerkit run counter actions.jsonl            # one state (JSON) per line
-    python -m reducerkit run todos actions.jsonl --diff       # what each action changed
-    python -m reducerkit run search actions.jsonl --clock test
-    python -m reducerkit check Tests/scenarios                # scenarios, as reducerkit-check
-    python -m reducerkit record counter --clock test < session.jsonl > s.scenario.json
-    python -m reducerkit fuzz counter --invariant mymodule:count_is_small --examples 200
-    python -m reducerkit stubs counter > counter_types.py      # --lang c: a C header
+```sh
+python -m reducerkit features                            # also each feature's host endpoints
+python -m reducerkit run counter actions.jsonl            # one state (JSON) per line
+python -m reducerkit run todos actions.jsonl --diff       # what each action changed
+python -m reducerkit run search actions.jsonl --clock test
+python -m reducerkit check Tests/scenarios                # scenarios, as reducerkit-check
+python -m reducerkit record counter --clock test < session.jsonl > s.scenario.json
+python -m reducerkit fuzz counter --invariant mymodule:count_is_small --examples 200
+python -m reducerkit stubs counter > counter_types.py      # --lang c: a C header
+```
 
 ``run`` applies one JSON action per line (blank lines are skipped). An error names the file
 and line (``actions.jsonl:3: unknown action ...``) and exits with status 1. A progress bar
@@ -305,6 +305,12 @@ def _cmd_check(args: argparse.Namespace, lib: Library, out: TextIO, err: TextIO)
                        timeout=args.timeout_ms / 1000)
 
 
+def _add_lib_option(command: argparse.ArgumentParser) -> None:
+    """``--lib PATH`` after the command too (``python -m reducerkit features --lib PATH``)."""
+    command.add_argument("--lib", metavar="PATH", default=argparse.SUPPRESS,
+                         help="the library (as before the command)")
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m reducerkit",
@@ -315,6 +321,7 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     f = sub.add_parser("features", help="list the features, their actions and state")
     f.add_argument("--json", action="store_true", help="print rk_features() as JSON")
+    _add_lib_option(f)
     r = sub.add_parser("run", help="apply an action log (one JSON action per line)")
     r.add_argument("feature", help="a feature name, e.g. counter")
     r.add_argument("actions", metavar="ACTIONS.jsonl", help="the action log ('-': stdin)")
@@ -332,7 +339,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="always draw a progress bar on stderr")
     g.add_argument("--no-progress", dest="progress", action="store_false",
                    help="never draw a progress bar")
-    sub.add_parser("version", help="print the binding's and the library's versions")
+    _add_lib_option(r)
+    _add_lib_option(sub.add_parser("version", help="print the binding's and the library's "
+                                                   "versions"))
     c = sub.add_parser(
         "check", help="run scenario files (*.scenario.json) like reducerkit-check",
         description="Runs scenario files (a directory: the *.scenario.json files under it): one "
@@ -376,6 +385,9 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None,
             out.write(f"reducerkit (Python) {__version__}; library {lib.version} "
                       f"(ABI {lib.abi_version}) at {lib.path}; JSON: {_json.BACKEND}\n")
             return 0
+    except ReducerKitError as e:  # e.g. a library off the ABI (LibraryABIError)
+        err.write(f"reducerkit: {e.message}\n")
+        return 1
     except BrokenPipeError:  # e.g. piped into head
         try:
             sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the exit flush

@@ -2,13 +2,15 @@
 
 Every exception raised for a failed library call is a :class:`ReducerKitError` carrying the
 library's message (``rk_last_error()``), the :class:`Status` and its static description
-(``rk_status_string()``)::
+(``rk_status_string()``):
 
-    try:
-        store.send("incremnt")
-    except reducerkit.ActionError as e:
-        print(e.message)   # unknown action "incremnt" at $; expected one of: increment, ...
-        print(e.status)    # Status.ACTION
+```python
+try:
+    store.send("incremnt")
+except reducerkit.ActionError as e:
+    print(e.message)   # unknown action "incremnt" at $; expected one of: increment, ...
+    print(e.status)    # Status.ACTION
+```
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ __all__ = [
     "ResponseError",
     "LibraryNotFoundError",
     "ABIVersionError",
+    "LibraryABIError",
     "error_for_status",
 ]
 
@@ -147,7 +150,16 @@ class LibraryNotFoundError(ReducerKitError, OSError):
 
 
 class ABIVersionError(ReducerKitError):
-    """The library's ``rk_abi_version()`` is not one this binding knows."""
+    """The library's ``rk_abi_version()`` is not one this binding knows (or the file is not a
+    ReducerKit library at all)."""
+
+
+class LibraryABIError(ABIVersionError):
+    """The library reports this binding's ABI version but does not keep to it: a function of
+    ``reducerkit.h`` returned what the header does not allow (text that is not JSON, JSON of
+    the wrong shape, a NULL string). The message names the library file and the function.
+    A subclass of :class:`ABIVersionError`: both say the library does not speak this
+    binding's ABI."""
 
 
 _BY_STATUS: dict[int, type[ReducerKitError]] = {

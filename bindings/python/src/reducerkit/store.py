@@ -1,13 +1,13 @@
 """The Pythonic layer: :class:`Store`, a handle on a Swift store, and :func:`features`.
 
-::
+```python
+import reducerkit
 
-    import reducerkit
-
-    with reducerkit.Store("counter") as store:
-        store.send("increment")
-        store.send({"setCount": 5})
-        store.state                     # {'count': 5, 'fact': None, 'isTimerOn': False}
+with reducerkit.Store("counter") as store:
+    store.send("increment")
+    store.send({"setCount": 5})
+    store.state                     # {'count': 5, 'fact': None, 'isTimerOn': False}
+```
 """
 
 from __future__ import annotations
@@ -112,10 +112,23 @@ def features(library: Library | str | os.PathLike[str] | None = None) -> list[di
     lib = _resolve_library(library)
     cached = _features_cache.get(lib.path)
     if cached is None:
-        cached = _json.loads(lib.features_json())
+        cached = _checked_features(lib, lib.decode(lib.features_json(), "rk_features"))
         _features_cache[lib.path] = cached
     copied: list[dict[str, Any]] = _json.loads(_json.dumps(cached))  # callers may mutate it
     return copied
+
+
+def _checked_features(lib: Library, value: Any) -> list[dict[str, Any]]:
+    """``rk_features()``'s value, or a :class:`LibraryABIError` when it is not a list of
+    objects with a ``"name"`` string (the least every host reads)."""
+    if not isinstance(value, list):
+        raise lib.abi_error("rk_features", f"returned a JSON {type(value).__name__}, not a "
+                                           f"list of features")
+    for index, item in enumerate(value):
+        if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+            raise lib.abi_error("rk_features", f"returned a list whose item {index} is not an "
+                                               f"object with a \"name\" string")
+    return value
 
 
 # ---- Bookkeeping shared by stores, their callbacks, finalizers and the exit hook ----------
@@ -313,36 +326,46 @@ def _milliseconds(name: str, value: Any, *, scale: int, ceil: bool) -> int:
 
 
 class _Worker:
-    """One daemon thread that runs blocking library calls for the main thread, so that the
-    main thread can wait in short slices and take Ctrl-C (a signal handler runs only on the
-    main thread, and only between bytecodes)."""
+    """A daemon thread that runs one blocking library call at a time for the main thread, so
+    that the main thread can wait in short slices and take Ctrl-C (a signal handler runs only
+    on the main thread, and only between bytecodes).
+
+    Each call gets a worker of its own (:func:`_interruptible`): an idle one, or a new one. A
+    call the main thread gave up on (Ctrl-C) keeps its worker until the library returns, and
+    no other call waits for it."""
+
+    _idle: list[_Worker] = []  # workers waiting for a call, at most _MAX_IDLE_WORKERS
+    _idle_lock = threading.Lock()
 
     def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.jobs: list[tuple[Library, Callable[..., int], tuple[Any, ...], list[Any],
-                              threading.Event]] = []
-        self.ready = threading.Condition(self.lock)
-        self.thread: threading.Thread | None = None
+        self.ready = threading.Condition(threading.Lock())
+        self.job: tuple[Library, Callable[..., int], tuple[Any, ...], list[Any],
+                        threading.Event] | None = None
+        threading.Thread(target=self._run, name="reducerkit-blocking", daemon=True).start()
 
-    def submit(self, lib: Library, fn: Callable[..., int],
+    @classmethod
+    def submit(cls, lib: Library, fn: Callable[..., int],
                args: tuple[Any, ...]) -> tuple[list[Any], threading.Event]:
+        """Runs ``fn(*args)`` on an idle worker (or a new one); ``done`` is set when the
+        result (``(status, rk_last_error())``) is in ``result``."""
+        with cls._idle_lock:
+            worker = cls._idle.pop() if cls._idle else None
+        if worker is None:
+            worker = cls()
         result: list[Any] = []
         done = threading.Event()
-        with self.lock:
-            self.jobs.append((lib, fn, args, result, done))
-            if self.thread is None:
-                self.thread = threading.Thread(target=self._run, name="reducerkit-blocking",
-                                               daemon=True)
-                self.thread.start()
-            self.ready.notify()
+        with worker.ready:
+            worker.job = (lib, fn, args, result, done)
+            worker.ready.notify()
         return result, done
 
     def _run(self) -> None:
         while True:
-            with self.lock:
-                while not self.jobs:
+            with self.ready:
+                while self.job is None:
                     self.ready.wait()
-                lib, fn, args, result, done = self.jobs.pop(0)
+                lib, fn, args, result, done = self.job
+                self.job = None
             try:
                 status = fn(*args)
                 # rk_last_error() is per thread: read it here, on the calling thread.
@@ -350,18 +373,23 @@ class _Worker:
             except BaseException as e:  # pragma: no cover - ctypes calls do not raise
                 result.append(e)
             done.set()
+            with self._idle_lock:
+                if len(self._idle) >= _MAX_IDLE_WORKERS:
+                    return  # enough idle ones: this thread ends
+                self._idle.append(self)
 
 
-_worker = _Worker()
+_MAX_IDLE_WORKERS = 2
 
 
 def _interruptible(lib: Library, fn: Callable[..., int], *args: Any) -> tuple[int, str | None]:
     """``fn(*args)`` and, when it failed, its ``rk_last_error()`` (None: read it on this
-    thread). On the main thread the worker makes the call while this thread waits in short
-    slices, so Ctrl-C raises ``KeyboardInterrupt`` at once."""
+    thread). On the main thread a worker of this call's own makes the call while this thread
+    waits in short slices, so Ctrl-C raises ``KeyboardInterrupt`` at once (the abandoned call
+    finishes on its worker, holding up no other call)."""
     if threading.current_thread() is not threading.main_thread():
         return fn(*args), None
-    result, done = _worker.submit(lib, fn, args)
+    result, done = _Worker.submit(lib, fn, args)
     while not done.wait(_WAIT_SLICE_MS / 1000):
         pass
     value = result[0]
@@ -413,12 +441,12 @@ class Store(Generic[StateT, ActionT]):
     CounterAction]``; ``python -m reducerkit stubs FEATURE`` writes them); unparameterized,
     ``Store[dict[str, Any], Any]``.
 
-    ::
-
-        with reducerkit.Store("counter", clock="test") as store:
-            store.send("toggleTimer")
-            store.advance(seconds=3)
-            assert store.state["count"] == 3
+    ```python
+    with reducerkit.Store("counter", clock="test") as store:
+        store.send("toggleTimer")
+        store.advance(seconds=3)
+        assert store.state["count"] == 3
+    ```
 
     Args:
         feature: a feature name from :func:`features`, e.g. ``"counter"``.
@@ -566,18 +594,18 @@ class Store(Generic[StateT, ActionT]):
         # The state is read the same way (`_version_fn`, `_patch_fn`: see Library).
         # With _speedups, the send fast path calls rk_store_send without ctypes
         # (`_fast_send(address, handle, data)`), keeping or releasing the GIL as above.
-        self._send_address = lib.send_address
+        self._send_address = lib._send_address
         self._handle_value: int = handle.value or 0
         self._fast_send: Callable[[int, int, bytes], int] | None
         if owned and not self._requests.callback_mode:
-            self._send_text = lib.send_untyped_gil
-            self._version_fn = lib.version_untyped_gil
-            self._patch_fn = lib.patch_untyped_gil
+            self._send_text = lib._send_untyped_gil
+            self._version_fn = lib._version_untyped_gil
+            self._patch_fn = lib._patch_untyped_gil
             self._fast_send = _speedups.send_keep_gil if _speedups and self._send_address else None
         else:
-            self._send_text = lib.send_untyped
-            self._version_fn = lib.version_untyped
-            self._patch_fn = lib.patch_untyped
+            self._send_text = lib._send_untyped
+            self._version_fn = lib._version_untyped
+            self._patch_fn = lib._patch_untyped
             self._fast_send = _speedups.send_release_gil if _speedups and self._send_address else None
         self._version_out = c_uint64()  # shared by the threads reading this store (see state)
         self._version_ref = byref(self._version_out)
@@ -599,9 +627,9 @@ class Store(Generic[StateT, ActionT]):
         so keeping the GIL would not deadlock there either; releasing it lets callbacks on
         effect threads run while this thread is in C, and keeps the reasoning simple: the GIL
         is kept only where nothing in the library can want it.)"""
-        self._send_text = self._lib.send_untyped
-        self._version_fn = self._lib.version_untyped
-        self._patch_fn = self._lib.patch_untyped
+        self._send_text = self._lib._send_untyped
+        self._version_fn = self._lib._version_untyped
+        self._patch_fn = self._lib._patch_untyped
         if self._fast_send is not None:
             self._fast_send = _speedups.send_release_gil
 
@@ -781,7 +809,8 @@ class Store(Generic[StateT, ActionT]):
             status = lib.rk_store_get(handle, None, ptr, length, version)
             if status:
                 self._fail(status)
-            cache = (version.value, freeze(_json.loads(lib.take_string(ptr, length))))
+            cache = (version.value,
+                     freeze(lib.decode(lib.take_string(ptr, length), "rk_store_get")))
         # From the version read: the first call also starts the store's patch history.
         outs.since.value = cache[0]
         status = self._patch_fn(self._handle_arg, outs.since, outs.json_ref, None,
@@ -791,9 +820,14 @@ class Store(Generic[StateT, ActionT]):
         try:
             data = outs.text.value  # the patch: NUL-terminated JSON, which has no NUL byte
         finally:
-            self._lib.free_untyped_gil(outs.json)
-        ops = _json.loads(data)  # type: ignore[arg-type]  # bytes: the call succeeded
-        state = apply_patch(cache[1], ops) if ops else cache[1]
+            self._lib._free_untyped_gil(outs.json)
+        try:
+            ops = _json.loads(data)  # type: ignore[arg-type]  # bytes: the call succeeded
+            state = apply_patch(cache[1], ops) if ops else cache[1]
+        except (ValueError, TypeError, LookupError, AttributeError) as e:
+            raise self._lib.abi_error(
+                "rk_store_patch", f"returned a patch that is not a JSON Patch of the state "
+                                  f"({type(e).__name__}: {e})") from None
         self._cache = (outs.version.value, state)
         return state
 
@@ -839,7 +873,7 @@ class Store(Generic[StateT, ActionT]):
         status = lib.rk_store_get(handle, encoded, ptr, length, version)
         if status:
             self._fail(status, f"get({pointer!r})")
-        return freeze(_json.loads(lib.take_string(ptr, length))), version.value
+        return freeze(lib.decode(lib.take_string(ptr, length), "rk_store_get")), version.value
 
     def state_json(self) -> bytes:
         """The current state as the library's JSON text (not cached)."""
@@ -877,7 +911,7 @@ class Store(Generic[StateT, ActionT]):
         except ReducerKitError:
             self._reraise_pending_first()
             raise
-        records: list[dict[str, Any]] = _json.loads(data)
+        records: list[dict[str, Any]] = self._lib.decode(data, "rk_store_take_actions")
         if self._errors:
             self._raise_pending()
         return records
@@ -907,6 +941,7 @@ class Store(Generic[StateT, ActionT]):
             return self._subscribe_path(callback, path, with_version)
         handle = self._live_handle()
         core = self._core
+        lib = self._lib
         loads = _json.loads
         string_at = ctypes.string_at
 
@@ -916,7 +951,11 @@ class Store(Generic[StateT, ActionT]):
                 stack = _callback_stack()
             stack.append(core)
             try:
-                state = loads(string_at(ptr, length))
+                data = string_at(ptr, length)
+                try:
+                    state = loads(data)
+                except ValueError:
+                    state = lib.decode(data, "the state callback")  # raises, saying what
                 if with_version:
                     callback(state, version)
                 else:
@@ -1006,6 +1045,7 @@ class Store(Generic[StateT, ActionT]):
     def _subscribe_patch_ops(self, on_ops: Callable[[Any, int], object], callback: object) -> int:
         handle = self._live_handle()
         core = self._core
+        lib = self._lib
         loads = _json.loads
 
         def trampoline(_userdata: Any, patch: bytes, _length: int, version: int) -> None:
@@ -1014,7 +1054,11 @@ class Store(Generic[StateT, ActionT]):
                 stack = _callback_stack()
             stack.append(core)
             try:
-                on_ops(loads(patch), version)
+                try:
+                    ops = loads(patch)
+                except ValueError:
+                    ops = lib.decode(patch, "the patch callback")  # raises, saying what
+                on_ops(ops, version)
             except BaseException as e:  # never let it reach ctypes: store, re-raise later
                 core.record_error(e, callback)
             finally:
@@ -1080,7 +1124,8 @@ class Store(Generic[StateT, ActionT]):
         ``store.advance(seconds=0.3)`` or ``store.advance(milliseconds=300)``; from 0 to
         ``2**63 - 1`` milliseconds. Ctrl-C raises ``KeyboardInterrupt`` within a tenth of a
         second; the advance under way then finishes in the library (it is bounded: at most
-        10 s of wall time) and the store stays usable.
+        10 s of wall time) on a thread of its own, so no other call waits for it, and the
+        store stays usable.
 
         Raises:
             MisuseError: the store uses the live clock.
@@ -1171,10 +1216,12 @@ class Store(Generic[StateT, ActionT]):
         """The requests to answer by hand, as an async iterator (each handed out once, like
         :meth:`wait_request`). Ends when the store closes. Without ``providers`` it watches
         the library's request descriptor with ``loop.add_reader`` (no thread, no polling);
-        with them, the request callback wakes it::
+        with them, the request callback wakes it:
 
-            async for request in store.requests():
-                request.resolve(await look_up(request.payload))
+        ```python
+        async for request in store.requests():
+            request.resolve(await look_up(request.payload))
+        ```
 
         Leaving the loop early (``break``) leaves the reader until the generator is closed:
         use ``contextlib.aclosing(store.requests())`` to remove it at once.
@@ -1202,11 +1249,13 @@ class Store(Generic[StateT, ActionT]):
         the error it raised), clock advance, request, answer, cancellation and received
         action, ``finish`` when no effect is running, and the final state. Written to a
         ``*.scenario.json`` file, it replays in ``reducerkit-check``, the Swift runner and
-        :func:`reducerkit.testing.run_scenario`::
+        :func:`reducerkit.testing.run_scenario`:
 
-            with reducerkit.Store("counter", clock="test", record=True) as store:
-                store.send("increment")
-                json.dump(store.scenario("increments"), open("inc.scenario.json", "w"))
+        ```python
+        with reducerkit.Store("counter", clock="test", record=True) as store:
+            store.send("increment")
+            json.dump(store.scenario("increments"), open("inc.scenario.json", "w"))
+        ```
 
         Raises:
             MisuseError: the store was not created with ``record=True``.
@@ -1220,7 +1269,7 @@ class Store(Generic[StateT, ActionT]):
         except ReducerKitError:
             self._reraise_pending_first()
             raise
-        scenario: dict[str, Any] = _json.loads(data)
+        scenario: dict[str, Any] = self._lib.decode(data, "rk_store_scenario")
         if name:
             scenario["name"] = name
         if self._errors:
@@ -1239,10 +1288,12 @@ class Store(Generic[StateT, ActionT]):
 
     async def states(self, *, initial: bool = True) -> AsyncGenerator[StateT, None]:
         """The state after each change, as an async iterator of snapshots (the current state
-        first unless ``initial=False``). Ends when the store closes::
+        first unless ``initial=False``). Ends when the store closes:
 
-            async for state in store.states():
-                print(state["count"])
+        ```python
+        async for state in store.states():
+            print(state["count"])
+        ```
 
         Driven by the store's JSON Patches: each change brings the store's snapshot up to date
         (on the thread that changed the state, sharing unchanged parts with the previous

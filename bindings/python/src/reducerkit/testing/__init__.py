@@ -1,15 +1,15 @@
 """Exhaustive testing of Swift features from Python, like TCA's ``TestStore``.
 
-::
+```python
+from reducerkit.testing import TestStore
 
-    from reducerkit.testing import TestStore
-
-    def test_search_debounces():
-        ts = TestStore("search", clock="test")
-        ts.send({"queryChanged": "sw"}, query="sw")
-        ts.advance(seconds=0.3)
-        ts.receive({"searchResponse": ["swift", "swim"]}, results=["swift", "swim"])
-        ts.finish()
+def test_search_debounces():
+    ts = TestStore("search", clock="test")
+    ts.send({"queryChanged": "sw"}, query="sw")
+    ts.advance(seconds=0.3)
+    ts.receive({"searchResponse": ["swift", "swim"]}, results=["swift", "swim"])
+    ts.finish()
+```
 
 Every state change must be asserted, every action an effect sends must be received, and
 :meth:`TestStore.finish` fails while effects are still running. Failures are
@@ -17,23 +17,27 @@ Every state change must be asserted, every action an effect sends must be receiv
 
 Expected changes are given as keyword arguments (top-level keys), a dict (top-level keys
 replaced), or a function that mutates a copy of the previous state (or returns the new
-state)::
+state):
 
-    ts.send("increment", count=1)
-    ts.send("increment", {"count": 2})
-    ts.send("increment", lambda s: s.update(count=s["count"] + 1))
+```python
+ts.send("increment", count=1)
+ts.send("increment", {"count": 2})
+ts.send("increment", lambda s: s.update(count=s["count"] + 1))
+```
 
 Host endpoints (effects the host fulfils) are asserted exhaustively too: a store created with
 ``provide=[...]`` makes each call a request that must be received with
 :meth:`TestStore.receive_request` and answered, and each cancellation must be received with
-:meth:`TestStore.receive_cancellation`::
+:meth:`TestStore.receive_cancellation`:
 
-    ts = TestStore("counter", provide=["numberFact"])
-    ts.send("factButtonTapped")
-    req = ts.receive_request("numberFact", 0)
-    req.resolve("0 is a fact")
-    ts.receive({"factResponse": "0 is a fact"}, fact="0 is a fact")
-    ts.finish()
+```python
+ts = TestStore("counter", provide=["numberFact"])
+ts.send("factButtonTapped")
+req = ts.receive_request("numberFact", 0)
+req.resolve("0 is a fact")
+ts.receive({"factResponse": "0 is a fact"}, fact="0 is a fact")
+ts.finish()
+```
 
 The scenario files shared by the Swift, C and Python runners (``*.scenario.json``, format:
 ``Tests/scenarios/README.md``) run with :func:`run_scenario`; installed, the package's pytest
@@ -48,7 +52,7 @@ import os
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, Generic, TypeAlias
+from typing import TYPE_CHECKING, Any, Generic, TypeAlias
 
 from .._diff import describe_changes, json_equal
 from .._json import compact
@@ -58,7 +62,12 @@ from ..store import ActionT, Request, StateT, Store
 
 __all__ = ["TestStore", "Changes", "run_scenario", "load_scenario", "scenario_files",
            "validate_scenario", "ScenarioError", "ScenarioFailure", "check",
-           "InvariantFailure"]
+           "InvariantFailure", "strategies"]
+
+if TYPE_CHECKING:  # for type checkers and pdoc (which runs this block); at run time, they
+    # are imported on first use (__getattr__ below): they need the optional Hypothesis.
+    from . import strategies
+    from .fuzz import InvariantFailure, check
 
 Changes: TypeAlias = Mapping[str, Any] | Callable[[dict[str, Any]], Any] | None
 """How an expected state change is given: a dict of top-level keys, or a function that
@@ -272,9 +281,9 @@ class TestStore(Generic[StateT, ActionT]):
         ``changes`` / keyword changes applied. Fails if received actions are pending
         (exhaustive). Returns the new state (a copy).
 
-        ::
-
-            ts.send({"setCount": 5}, count=5)
+        ```python
+        ts.send({"setCount": 5}, count=5)
+        ```
         """
         __tracebackhide__ = True
         self._collect()
@@ -307,10 +316,10 @@ class TestStore(Generic[StateT, ActionT]):
         """Asserts that an effect sent ``action`` (next in order), and the state after it.
         Waits up to :attr:`timeout` seconds for running effects. Returns the new state.
 
-        ::
-
-            ts.receive({"factResponse": "1 is the multiplicative identity."},
-                       fact="1 is the multiplicative identity.")
+        ```python
+        ts.receive({"factResponse": "1 is the multiplicative identity."},
+                   fact="1 is the multiplicative identity.")
+        ```
         """
         __tracebackhide__ = True
         expected_action = _normalize_action(action)
@@ -366,11 +375,11 @@ class TestStore(Generic[StateT, ActionT]):
         running effects, and returns it: answer it with ``request.resolve(response)`` or
         ``request.fail(message)``, then :meth:`receive` the action the effect sends.
 
-        ::
-
-            req = ts.receive_request("numberFact", 0)
-            req.resolve("0 is a fact")
-            ts.receive({"factResponse": "0 is a fact"}, fact="0 is a fact")
+        ```python
+        req = ts.receive_request("numberFact", 0)
+        req.resolve("0 is a fact")
+        ts.receive({"factResponse": "0 is a fact"}, fact="0 is a fact")
+        ```
         """
         __tracebackhide__ = True
         expected = {"name": name, "payload": payload}
@@ -474,8 +483,17 @@ from .scenarios import (  # noqa: E402 - they use TestStore
 
 
 def __getattr__(name: str) -> Any:
-    # check() needs the optional Hypothesis; importing reducerkit.testing must not.
+    # check() and the strategies need the optional Hypothesis; importing reducerkit.testing
+    # must not.
+    value: Any
     if name in ("check", "InvariantFailure"):
         from . import fuzz
-        return getattr(fuzz, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        value = getattr(fuzz, name)
+    elif name == "strategies":
+        import importlib
+
+        value = importlib.import_module(f"{__name__}.strategies")
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value  # once: the module has it from now on (pdoc reads it there)
+    return value

@@ -1,14 +1,14 @@
 """Random action sequences against an invariant, shrunk to a scenario (needs Hypothesis:
 ``pip install reducerkit[test]``).
 
-::
+```python
+from reducerkit.testing import check
 
-    from reducerkit.testing import check
+def count_is_small(state):
+    assert abs(state["count"]) < 1000, state["count"]
 
-    def count_is_small(state):
-        assert abs(state["count"]) < 1000, state["count"]
-
-    check("counter", count_is_small, max_examples=200, steps=20)
+check("counter", count_is_small, max_examples=200, steps=20)
+```
 
 Each example is a sequence of up to ``steps`` steps on a store with the test clock that
 answers every host endpoint of the feature: a random valid action (from the action schema),
@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import tempfile
@@ -41,7 +42,7 @@ except ImportError as e:  # pragma: no cover - depends on the environment
     raise ImportError("reducerkit.testing.check needs Hypothesis: pip install "
                       "'reducerkit[test]' (or pip install hypothesis)") from e
 
-from .._native import Library
+from .._native import PACKAGE_DIR, Library
 from ..errors import ReducerKitError
 from ..store import Store, _resolve_library
 from .strategies import feature_description, from_schema
@@ -49,6 +50,13 @@ from .strategies import feature_description, from_schema
 __all__ = ["check", "find_checker", "InvariantFailure"]
 
 _ADVANCES = [0, 1, 10, 100, 250, 300, 500, 1000, 5000]
+
+#: What to do when :func:`find_checker` finds no runner (the caller adds how to skip it).
+CHECKER_NOT_FOUND = (
+    "reducerkit-check not found (looked at $REDUCERKIT_CHECK, beside the library, in ../bin, in "
+    "this package and on PATH; a package built without a C compiler has none): reinstall the "
+    "package where `cc` works, or build the runner in a ReducerKit checkout with `make` and "
+    "set $REDUCERKIT_CHECK to build/reducerkit-check")
 
 
 class InvariantFailure(AssertionError):
@@ -65,13 +73,15 @@ class InvariantFailure(AssertionError):
 
 def find_checker(library: Library) -> str | None:
     """The ``reducerkit-check`` program: ``$REDUCERKIT_CHECK``, else beside the library
-    (``build/`` after ``make``), else ``../bin`` of the library (``make install``), else on
-    ``PATH``."""
+    (``build/`` after ``make``), else ``../bin`` of the library (``make install``), else the
+    copy inside this package (the wheel and ``pip install`` build it there), else on
+    ``PATH``. ``None`` when there is none."""
     explicit = os.environ.get("REDUCERKIT_CHECK")
     if explicit:
         return explicit
     lib_dir = Path(library.path).resolve().parent
-    for candidate in (lib_dir / "reducerkit-check", lib_dir.parent / "bin" / "reducerkit-check"):
+    for candidate in (lib_dir / "reducerkit-check", lib_dir.parent / "bin" / "reducerkit-check",
+                      PACKAGE_DIR / "reducerkit-check"):
         if candidate.is_file() and os.access(candidate, os.X_OK):
             return str(candidate)
     return shutil.which("reducerkit-check")
@@ -121,11 +131,13 @@ def check(feature: str, invariant: Callable[[dict[str, Any]], object], *,
             ``FEATURE-failure.scenario.json`` in the current directory).
         differential: replay every sequence through ``reducerkit-check`` (found by
             :func:`find_checker`) and compare every state.
-        progress: called with the number of sequences run so far.
+        progress: called with the number of sequences run so far (the runs Hypothesis
+            makes to shrink a failing sequence are not counted).
 
     Raises:
         InvariantFailure: with the step that failed, what failed, and the reproducer's path.
-        ReducerKitError: ``reducerkit-check`` cannot be found (pass ``differential=False``).
+        ReducerKitError: ``reducerkit-check`` cannot be found (a package built without a C
+            compiler has no copy of it; pass ``differential=False``).
     """
     lib = _resolve_library(library)
     description = feature_description(feature, lib)
@@ -135,17 +147,13 @@ def check(feature: str, invariant: Callable[[dict[str, Any]], object], *,
     action_strategy = from_schema(description["action_schema"])
     checker = find_checker(lib) if differential else None
     if differential and checker is None:
-        raise ReducerKitError("reducerkit.testing.check: reducerkit-check not found (looked at "
-                              "$REDUCERKIT_CHECK, beside the library, in ../bin and on PATH); "
-                              "build it with `make`, or pass differential=False")
+        raise ReducerKitError(f"reducerkit.testing.check: {CHECKER_NOT_FOUND}; or pass "
+                              f"differential=False")
     target = Path(reproducer) if reproducer is not None else Path(f"{feature}-failure.scenario.json")
     failure: dict[str, Any] = {}
     runs = [0]
 
     def run(data: st.DataObject) -> None:
-        runs[0] += 1
-        if progress is not None:
-            progress(runs[0])
         sequence = _Sequence(feature, lib, endpoints, initial_state)
         with sequence.store as store:
             problem: str | None = None
@@ -180,6 +188,12 @@ def check(feature: str, invariant: Callable[[dict[str, Any]], object], *,
                     problem = "the invariant returned False"
                     break
             scenario = store.scenario(f"{feature}: a sequence found by reducerkit.testing.check")
+        # A sequence drawn to the end: counted unless Hypothesis is shrinking a failure (it
+        # also drops, and draws again, a sequence whose draw went wrong midway: not counted).
+        if not failure:
+            runs[0] += 1
+            if progress is not None:
+                progress(runs[0])
         if problem is None and checker is not None:
             problem = _replay(checker, lib, scenario)
         if problem is not None:
@@ -201,8 +215,19 @@ def check(feature: str, invariant: Callable[[dict[str, Any]], object], *,
         listing = "\n".join(f"  {i + 1}. {s}" for i, s in enumerate(done)) or "  (no step)"
         raise InvariantFailure(
             f"{feature}: {failure['problem']}\nafter {len(done)} step(s) (shrunk):\n{listing}\n"
-            f"the sequence is in {target} (replay it: reducerkit-check {target}, or python -m "
-            f"reducerkit check {target})", target) from None
+            f"the sequence is in {target} (replay it: "
+            f"{_replay_commands(checker or find_checker(lib), lib, target)})",
+            target) from None
+
+
+def _replay_commands(checker: str | None, lib: Library, target: Path) -> str:
+    """The commands that replay ``target`` against ``lib``, for a message (``--lib`` always:
+    the library may be a user's own, which no runner loads by default)."""
+    lib_path, file = shlex.quote(lib.path), shlex.quote(str(target))
+    python = f"python -m reducerkit --lib {lib_path} check {file}"
+    if checker is None:
+        return python
+    return f"{shlex.quote(checker)} --lib {lib_path} {file}, or {python}"
 
 
 def _replay(checker: str, lib: Library, scenario: dict[str, Any]) -> str | None:

@@ -3,10 +3,10 @@ wherever the package is installed):
 every ``*.scenario.json`` file under the test paths is a test item, run with
 :func:`reducerkit.testing.run_scenario`.
 
-::
-
-    pytest tests/                         # tests/**/*.scenario.json are collected too
-    pytest --reducerkit-lib build/libscoreboard.so tests/
+```sh
+pytest tests/                         # tests/**/*.scenario.json are collected too
+pytest --reducerkit-lib build/libscoreboard.so tests/
+```
 
 The library is ``--reducerkit-lib PATH``, else the binding's default (``$REDUCERKIT_LIB``,
 then the copy inside the package). A failing scenario reports the step and what differed; a

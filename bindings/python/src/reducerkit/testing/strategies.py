@@ -2,15 +2,17 @@
 
 Needs Hypothesis: ``pip install reducerkit[test]``.
 
-::
+```python
+from hypothesis import given
 
-    from hypothesis import given
-    from reducerkit.testing import strategies
+import reducerkit
+from reducerkit.testing import strategies
 
-    @given(strategies.actions("counter"))
-    def test_any_action_is_accepted(action):
-        with reducerkit.Store("counter", clock="test") as store:
-            store.send(action)
+@given(strategies.actions("counter"))
+def test_any_action_is_accepted(action):
+    with reducerkit.Store("counter", clock="test") as store:
+        store.send(action)
+```
 
 Every value a strategy draws is valid for the schema, and so accepted by the library (the
 published schemas and the decoder agree on every input). Values shrink towards small
