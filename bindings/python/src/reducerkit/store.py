@@ -1123,14 +1123,16 @@ class Store(Generic[StateT, ActionT]):
 
         ``store.advance(seconds=0.3)`` or ``store.advance(milliseconds=300)``; from 0 to
         ``2**63 - 1`` milliseconds. Ctrl-C raises ``KeyboardInterrupt`` within a tenth of a
-        second; the advance under way then finishes in the library (it is bounded: at most
-        10 s of wall time) on a thread of its own, so no other call waits for it, and the
-        store stays usable.
+        second; the advance under way then finishes in the library (it is bounded: it stops
+        when woken effects make no progress for 10 s, or after 100,000 wake-ups) on a thread
+        of its own, so no other call waits for it, and the store stays usable.
 
         Raises:
             MisuseError: the store uses the live clock.
             InvalidArgumentError: a negative, NaN, infinite or too large amount.
-            TimeoutError: woken effects did not settle within 10 s of wall time.
+            TimeoutError: woken effects made no progress for 10 s without settling, or
+                100,000 sleepers woke with more due (the message says where the clock
+                stopped).
         """
         if (seconds is None) == (milliseconds is None):
             raise TypeError("advance() takes exactly one of seconds= or milliseconds=")
