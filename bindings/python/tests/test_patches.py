@@ -163,7 +163,7 @@ def test_get(lib: Library) -> None:
         assert store.get("/todos/0") is store.state["todos"][0]
         store.send({"toggle": {"id": 1}})
         assert store.get("/todos/0/isComplete") is True  # from the library (state is stale)
-        with pytest.raises(InvalidArgumentError, match=r'no value at "/todos/7": .*3 elements'):
+        with pytest.raises(InvalidArgumentError, match=r'no value at "/todos/7" \(of the pointer "/todos/7/title"\): .*3 elements'):
             store.get("/todos/7/title")
         with pytest.raises(InvalidArgumentError, match=r'has no key "to/dos"'):
             store.get("/to~1dos")
