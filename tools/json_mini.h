@@ -304,39 +304,43 @@ static inline int jm_keys_compare(const jm_value *obj, size_t a, size_t b) {
     return la < lb ? -1 : la > lb ? 1 : 0;
 }
 
-/* Whether an object has a key twice (byte for byte): pairwise for small objects, else an
- * insertion-sorted index (objects of the wire format are small; input is bounded by the
- * caller's file size). Returns 0 when unique, 1 when a key repeats, -1 on out-of-memory. */
+/* Whether an object has a key twice (byte for byte): pairwise for small objects, else by
+ * sorting an index of the keys (a bottom-up merge sort: O(n log n) for any object). Returns
+ * 0 when unique, 1 when a key repeats, -1 on out-of-memory. */
 static inline int jm_has_duplicate_key(const jm_value *obj) {
-    size_t i, j, *order;
-    int found = 0;
-    if (obj->count < 2) return 0;
-    if (obj->count <= 16) {
-        for (i = 0; i < obj->count; i++)
-            for (j = i + 1; j < obj->count; j++)
+    size_t n = obj->count, i, j, width, *order, *spare, *tmp;
+    if (n < 2) return 0;
+    if (n <= 16) {
+        for (i = 0; i < n; i++)
+            for (j = i + 1; j < n; j++)
                 if (jm_keys_compare(obj, i, j) == 0) return 1;
         return 0;
     }
-    order = (size_t *)malloc(obj->count * sizeof *order);
-    if (order == NULL) return -1;
-    for (i = 0; i < obj->count; i++) { /* merge-free: binary insertion */
-        size_t lo = 0, hi = i;
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            int c = jm_keys_compare(obj, order[mid], i);
-            if (c == 0) {
-                found = 1;
-                break;
-            }
-            if (c < 0) lo = mid + 1;
-            else hi = mid;
+    order = (size_t *)malloc(n * sizeof *order);
+    spare = (size_t *)malloc(n * sizeof *spare);
+    if (order == NULL || spare == NULL) {
+        free(order);
+        free(spare);
+        return -1;
+    }
+    for (i = 0; i < n; i++) order[i] = i;
+    for (width = 1; width < n; width *= 2) {
+        for (i = 0; i < n; i += 2 * width) {
+            size_t mid = i + width < n ? i + width : n, end = i + 2 * width < n ? i + 2 * width : n;
+            size_t l = i, r = mid, k = i;
+            while (l < mid && r < end) spare[k++] = jm_keys_compare(obj, order[l], order[r]) <= 0 ? order[l++] : order[r++];
+            while (l < mid) spare[k++] = order[l++];
+            while (r < end) spare[k++] = order[r++];
         }
-        if (found) break;
-        memmove(order + lo + 1, order + lo, (i - lo) * sizeof *order);
-        order[lo] = i;
+        tmp = order;
+        order = spare;
+        spare = tmp;
+    }
+    for (i = 1; i < n && jm_keys_compare(obj, order[i - 1], order[i]) != 0; i++) {
     }
     free(order);
-    return found;
+    free(spare);
+    return i < n;
 }
 
 static inline jm_value *jm_parse_container(jm_parser *p, int is_object) {
