@@ -46,6 +46,11 @@ static void test_scenario_parse(void) {
     expect_refused("{\"name\":\"x\",\"feature\":\"counter\",\"clock\":\"test\",\"steps\":[]}",
                    RK_ERR_INVALID_ARGUMENT, "unknown key \"clock\" at $ (it belongs in \"options\")");
     expect_refused("[1", RK_ERR_JSON, "not JSON: ");
+    /* Input reaches a message escaped: DEL and C1 controls too (fuzz_scenario found a raw
+     * DEL), and cut. */
+    expect_refused("{\"name\":\"x\",\"feature\":\"counter\",\"steps\":[{\"send\":1,"
+                   "\"error\":{\"status\":\"RK_\x7f\\u0085\"}}]}",
+                   RK_ERR_INVALID_ARGUMENT, "found \"RK_\\u007F\\u0085\"");
     {
         /* Nested 1000 deep: refused at the format's limit, in constant stack. */
         char deep[2100];

@@ -161,7 +161,7 @@ private struct Checker {
 
   func shown(_ value: JSONValue) -> String { JSONText.shown(value, limit: 64) }
 
-  func quoted(_ key: String) -> String { WireMessage.quoted(key) }
+  func quoted(_ key: String) -> String { JSONText.shown(.string(key), limit: 64) }
 
   mutating func scenario(_ document: JSONValue) throws(Failure) -> JSONValue {
     try numbersInRange(document)
@@ -240,7 +240,7 @@ private struct Checker {
         if !isInteger {
           throw Failure(
             .shape,
-            "\(paths.render(path)): the number \(WireMessage.quoted(text).dropFirst().dropLast()) is beyond the range "
+            "\(paths.render(path)): the number \(JSONText.shown(.string(text), limit: 64).dropFirst().dropLast()) is beyond the range "
               + "of a double; a scenario's numbers with a fraction or exponent are doubles")
         }
       default:

@@ -138,11 +138,15 @@ def validate_scenario(scenario: Any,
     """Checks a scenario given as a dict against the format (``rk_scenario_parse``, the rules
     of ``scenario.schema.json``); raises :class:`ScenarioError` saying what is wrong and
     where."""
-    if not isinstance(scenario, Mapping):
-        # The library's message for a document that is not an object.
-        _parse(_resolve_library(library), _wire(scenario), "")
+    lib = _resolve_library(library)
+    if isinstance(scenario, Mapping):
+        _normal_form(scenario, lib)
         return
-    _normal_form(scenario, _resolve_library(library))
+    try:  # not an object: the library's message says so
+        data = _wire(scenario)
+    except (TypeError, ValueError, RecursionError) as e:
+        raise ScenarioError(f"the scenario cannot be written as JSON: {e}") from None
+    _parse(lib, data, "")
 
 
 def json_match(expected: Any, actual: Any,
@@ -172,7 +176,7 @@ def scenario_files(*paths: str | os.PathLike[str]) -> list[Path]:
     for path in paths:
         p = Path(path)
         if p.is_dir():
-            found += sorted(_walk(p))
+            found += sorted(_walk(p), key=os.fspath)  # by path text, as reducerkit-check
         else:
             found.append(p)
     return found
