@@ -525,25 +525,25 @@ static void step_request(runner *r, const jm_value *step) {
                 /* What differs, as in Python: {"name", "payload"} of both. */
                 char *n = jm_dump(jm_get(event, "name")), *p = jm_dump(jm_get(event, "payload"));
                 char *want_n = jm_dump(jm_get(expected, "name")), *want_p = jm_dump(jm_get(expected, "payload"));
-                jm_buf want = {NULL, 0, 0, 0}, got = {NULL, 0, 0, 0};
+                jm_buf want_text = {NULL, 0, 0, 0}, got_text = {NULL, 0, 0, 0};
                 if (n && p && want_n && want_p) {
-                    jm_buf_put(&want, "{\"name\":", 8);
-                    jm_buf_put(&want, want_n, strlen(want_n));
-                    jm_buf_put(&want, ",\"payload\":", 11);
-                    jm_buf_put(&want, want_p, strlen(want_p));
-                    jm_buf_putc(&want, '}');
-                    jm_buf_put(&got, "{\"name\":", 8);
-                    jm_buf_put(&got, n, strlen(n));
-                    jm_buf_put(&got, ",\"payload\":", 11);
-                    jm_buf_put(&got, p, strlen(p));
-                    jm_buf_putc(&got, '}');
+                    jm_buf_put(&want_text, "{\"name\":", 8);
+                    jm_buf_put(&want_text, want_n, strlen(want_n));
+                    jm_buf_put(&want_text, ",\"payload\":", 11);
+                    jm_buf_put(&want_text, want_p, strlen(want_p));
+                    jm_buf_putc(&want_text, '}');
+                    jm_buf_put(&got_text, "{\"name\":", 8);
+                    jm_buf_put(&got_text, n, strlen(n));
+                    jm_buf_put(&got_text, ",\"payload\":", 11);
+                    jm_buf_put(&got_text, p, strlen(p));
+                    jm_buf_putc(&got_text, '}');
                 }
-                if (want.data != NULL && got.data != NULL && !want.oom && !got.oom)
-                    compare_text(r, want.data, got.data, "the next request is not the expected one:");
+                if (want_text.data != NULL && got_text.data != NULL && !want_text.oom && !got_text.oom)
+                    compare_text(r, want_text.data, got_text.data, "the next request is not the expected one:");
                 else
                     fail(r, "expected the request %s, but the next host event is another request", e);
-                free(want.data);
-                free(got.data);
+                free(want_text.data);
+                free(got_text.data);
                 free(n);
                 free(p);
                 free(want_n);
