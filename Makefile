@@ -164,7 +164,7 @@ FUZZ_SECONDS ?= 20
 test-fuzz:
 	$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=20
 
-FUZZERS    := fuzz_json fuzz_send fuzz_create fuzz_resolve
+FUZZERS    := fuzz_json fuzz_send fuzz_create fuzz_resolve fuzz_scenario
 WIRE_SOURCES := $(shell find Sources/ReducerKitWire -name '*.swift')
 # The JSON parser and codec harness: the ReducerKitWire sources compiled with it (it reaches
 # their internals), with AddressSanitizer and libFuzzer.
@@ -215,6 +215,12 @@ test-c: $(CTESTS) $(BUILD)/reducerkit-check
 	@for f in Tests/scenarios/wrong/*.wrong.json; do status=0; $(BUILD)/reducerkit-check "$$f" >/dev/null || status=$$?; \
 	  [ $$status -eq 1 ] || { echo "reducerkit-check: $$f is wrong on purpose but exited $$status" >&2; exit 1; }; done; \
 	  echo "reducerkit-check failed each of Tests/scenarios/wrong/*.wrong.json"
+	@echo "== reducerkit-check gives each hostile file its verdict (Tests/scenarios/hostile: NAME.pass.json, NAME.fail.json)"
+	@for f in Tests/scenarios/hostile/*.json; do status=0; $(BUILD)/reducerkit-check "$$f" >/dev/null 2>&1 || status=$$?; \
+	  case "$$f" in *.pass.json) want=0;; *) want=1;; esac; \
+	  [ $$status -eq $$want ] || { echo "reducerkit-check: $$f exited $$status, expected $$want" >&2; \
+	    $(BUILD)/reducerkit-check "$$f" >&2; exit 1; }; done; \
+	  echo "reducerkit-check gave each of Tests/scenarios/hostile/*.json its verdict"
 
 test-valgrind: $(CTESTS)
 	@set -e; for t in $(CTESTS); do echo "== valgrind $$t"; REDUCERKIT_SCENARIOS=Tests/scenarios RK_UNDER_VALGRIND=1 $(VALGRIND) $$t; done

@@ -75,7 +75,8 @@ RK_API int rk_abi_version(void);
 
 typedef enum rk_status {
     RK_OK = 0,                  /* success */
-    RK_ERR_INVALID_ARGUMENT = 1,/* a NULL or out-of-range argument, or a bad options field */
+    RK_ERR_INVALID_ARGUMENT = 1,/* a NULL or out-of-range argument, a bad options field, or
+                                   a malformed scenario file (rk_scenario_parse) */
     RK_ERR_JSON = 2,            /* text that is not JSON: syntax, invalid UTF-8, too deep,
                                    or an object with the same key twice */
     RK_ERR_ACTION = 3,          /* JSON that is not an action of the feature (including an
@@ -467,6 +468,52 @@ RK_API rk_status rk_store_resolve(rk_store *store, uint64_t request_id, const ch
  *  resumed effects settle, as rk_store_resolve() does. Thread-safe; may be called from any
  *  callback. */
 RK_API rk_status rk_store_fail(rk_store *store, uint64_t request_id, const char *message);
+
+/* ---- Scenario files ---------------------------------------------------------------------- */
+
+/* A scenario file (*.scenario.json) is one test of a feature written as data; the format is
+ * Tests/scenarios/README.md of the ReducerKit repository (JSON Schema: scenario.schema.json).
+ * The two functions below are the format's one definition, which every runner uses
+ * (reducerkit-check, Python's run_scenario, the Swift runner): whether a file is well-formed,
+ * and how its values are compared. They touch no store. */
+
+/** Reads a scenario file: `len` bytes of UTF-8 JSON text (need not be NUL-terminated). On
+ *  success *out_json receives the scenario in its normal form, compact JSON the caller frees
+ *  with rk_free() (*out_len its length; may be NULL): the same document with the defaults
+ *  filled in ("options" with "clock", "initial_state" and "provide"; "exhaustive"), every
+ *  step's kind as its first member, "state": null and "final_state": null left out (they
+ *  stand for absent ones), integers written exactly. A runner reads it without further
+ *  checks: the kinds, keys and types are those of the format.
+ *  The file is parsed strictly (valid UTF-8, no key twice in an object, nesting at most 516
+ *  deep), then checked against the format: exactly one kind per step, no unknown key anywhere,
+ *  the strings of the format itself ("name", "feature", endpoint names, "status", "message")
+ *  without U+0000, request ids whole numbers from 1 to UINT64_MAX, "advance_ms" one from 0 to
+ *  INT64_MAX, numbers with a fraction or exponent within the range of a double.
+ *  Errors: RK_ERR_INVALID_ARGUMENT (NULL json or out_json; a file that is JSON but not a
+ *  scenario), RK_ERR_JSON (not JSON). The message of rk_last_error() names the JSON path of
+ *  the first offending member and what was expected, with input quoted bounded and escaped,
+ *  e.g. "malformed step at $.steps[3].advance_ms: expected a whole number of milliseconds
+ *  from 0 to 9223372036854775807, found -1". Thread-safe; uses constant stack at any
+ *  nesting. */
+RK_API rk_status rk_scenario_parse(const char *json, size_t len, char **out_json, size_t *out_len);
+
+/** Compares two JSON values (expected_len and actual_len bytes of JSON text, borrowed) as the
+ *  scenario format compares states, actions and request payloads: object members by key in
+ *  any order, a member whose value is null equal to an absent member; arrays element by
+ *  element; numbers by their exact value (1 equals 1.0; integers exact at any size, so
+ *  9223372036854775808 is not 9223372036854775807); true is not 1.
+ *  *out_equal receives 1 if they are equal, else 0. If out_diff is not NULL it receives NULL
+ *  when they are equal, else a description of the differences the caller frees with
+ *  rk_free() (*out_diff_len its length; may be NULL): one line per difference, in document
+ *  order, at most 10 (then "(more differences not shown)"), each the JSON path and both
+ *  values as compact JSON cut after 80 bytes, e.g. "$.todos[0].title: expected \"Milk\",
+ *  actual \"Eggs\"" ("(missing)" for an absent value).
+ *  Errors: RK_ERR_INVALID_ARGUMENT (NULL expected, actual or out_equal), RK_ERR_JSON (either
+ *  text is not JSON, or nests deeper than 1024; the message starts with "expected: " or
+ *  "actual: "). Thread-safe; uses constant stack at any nesting. */
+RK_API rk_status rk_json_match(const char *expected, size_t expected_len, const char *actual,
+                               size_t actual_len, int *out_equal, char **out_diff,
+                               size_t *out_diff_len);
 
 #ifdef __cplusplus
 } /* extern "C" */

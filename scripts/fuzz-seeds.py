@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes the fuzzers' seed corpora (Tests/fuzz/corpus/*) from the scenarios and the shipped
 features' initial states. Each seed is the harness's input: a selector byte, then the text
-(for `json`, the text alone)."""
+(for `json`, the text alone; for `scenario`, a scenario file as it is: the scenarios, the
+wrong ones and the hostile ones)."""
 import glob, hashlib, json, os, sys
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -43,6 +44,12 @@ for text in ['{"setCount": -3}', '{"move": [1, 2]}', '{"addTodo": {"title": "Mil
              ' "items": [{"id": 18446744073709551615, "f": 0.1, "child": "toggle"}], "extra": [1e400, "\\u00e9"]}',
              '[1, -0.0, 1.5e-7, 123456789012345678901234567890, "\\ud83d\\ude00", null, {}, []]']:
     write("json", None, text)
+for pattern in ("*.scenario.json", "wrong/*.wrong.json", "hostile/*.json"):
+    for path in sorted(glob.glob(os.path.join(root, "Tests", "scenarios", pattern))):
+        with open(path, "rb") as f:
+            data = f.read()
+        if len(data) <= 4096:  # make fuzz: -max_len=4096
+            write("scenario", None, data.decode("utf-8"))
 write("resolve", 0, '"a fact"')
 write("resolve", 1, '["apple", "apricot"]')
 print("seeds in", out)

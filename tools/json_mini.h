@@ -3,15 +3,19 @@
  * trees as JSON values, print a tree back, free it.
  *
  *   jm_value *v = jm_parse(text, len, err, sizeof err);   NULL on error (err says where)
- *   jm_equal(a, b, flags)        1 if equal as JSON values: numbers by value (1 == 1.0,
- *                                integers exactly up to 64 bits), true is not 1, key order
- *                                ignored; flag JM_NULL_IS_MISSING: a key whose value is null
- *                                equals an absent key (optionals may be written either way)
- *   jm_get(obj, "key"), jm_at(arr, i), jm_dump(v) (malloc'd compact JSON), jm_free(v)
+ *   jm_equal(a, b, flags)        1 if equal as JSON values: key order ignored, true is not 1,
+ *                                integers (no fraction or exponent) compared exactly from their
+ *                                text at any size, other numbers as doubles (1 == 1.0); flag
+ *                                JM_NULL_IS_MISSING: a key whose value is null equals an absent
+ *                                key (optionals may be written either way). The scenario
+ *                                format's own rule is the library's rk_json_match().
+ *   jm_get(obj, "key"), jm_get_n(obj, key, len), jm_at(arr, i), jm_dump(v) (malloc'd compact
+ *   JSON), jm_free(v); jm_int64(v, &i) and jm_uint64(v, &u): an integer exactly, from its text
  *
  * Strict RFC 8259: no trailing commas, no comments, no leading zeros, no control characters
- * or invalid UTF-8 in strings, no lone surrogates in \u escapes, nothing after the value.
- * Nesting is limited to JM_MAX_DEPTH. Header-only (static inline) and C99.
+ * or invalid UTF-8 in strings, no lone surrogates in \u escapes, no key twice in an object
+ * (keys compared byte for byte, U+0000 included), nothing after the value. Nesting is limited
+ * to JM_MAX_DEPTH. Header-only (static inline) and C99.
  */
 #ifndef JSON_MINI_H
 #define JSON_MINI_H
@@ -293,6 +297,52 @@ static inline int jm_push(jm_value *v, jm_value *item, char *key, size_t key_len
     return 1;
 }
 
+static inline int jm_keys_compare(const jm_value *obj, size_t a, size_t b) {
+    size_t la = obj->key_lens[a], lb = obj->key_lens[b];
+    int c = memcmp(obj->keys[a], obj->keys[b], la < lb ? la : lb);
+    if (c != 0) return c;
+    return la < lb ? -1 : la > lb ? 1 : 0;
+}
+
+/* Whether an object has a key twice (byte for byte): pairwise for small objects, else by
+ * sorting an index of the keys (a bottom-up merge sort: O(n log n) for any object). Returns
+ * 0 when unique, 1 when a key repeats, -1 on out-of-memory. */
+static inline int jm_has_duplicate_key(const jm_value *obj) {
+    size_t n = obj->count, i, j, width, *order, *spare, *tmp;
+    if (n < 2) return 0;
+    if (n <= 16) {
+        for (i = 0; i < n; i++)
+            for (j = i + 1; j < n; j++)
+                if (jm_keys_compare(obj, i, j) == 0) return 1;
+        return 0;
+    }
+    order = (size_t *)malloc(n * sizeof *order);
+    spare = (size_t *)malloc(n * sizeof *spare);
+    if (order == NULL || spare == NULL) {
+        free(order);
+        free(spare);
+        return -1;
+    }
+    for (i = 0; i < n; i++) order[i] = i;
+    for (width = 1; width < n; width *= 2) {
+        for (i = 0; i < n; i += 2 * width) {
+            size_t mid = i + width < n ? i + width : n, end = i + 2 * width < n ? i + 2 * width : n;
+            size_t l = i, r = mid, k = i;
+            while (l < mid && r < end) spare[k++] = jm_keys_compare(obj, order[l], order[r]) <= 0 ? order[l++] : order[r++];
+            while (l < mid) spare[k++] = order[l++];
+            while (r < end) spare[k++] = order[r++];
+        }
+        tmp = order;
+        order = spare;
+        spare = tmp;
+    }
+    for (i = 1; i < n && jm_keys_compare(obj, order[i - 1], order[i]) != 0; i++) {
+    }
+    free(order);
+    free(spare);
+    return i < n;
+}
+
 static inline jm_value *jm_parse_container(jm_parser *p, int is_object) {
     jm_value *v = jm_new(is_object ? JM_OBJECT : JM_ARRAY);
     size_t cap = 0;
@@ -350,6 +400,11 @@ static inline jm_value *jm_parse_container(jm_parser *p, int is_object) {
             continue;
         }
         if (p->pos < p->len && p->s[p->pos] == (unsigned char)close) {
+            int duplicate = is_object ? jm_has_duplicate_key(v) : 0;
+            if (duplicate != 0) {
+                jm_fail(p, duplicate > 0 ? "an object has the same key twice" : "out of memory");
+                break;
+            }
             p->pos++;
             p->depth--;
             return v;
@@ -485,14 +540,20 @@ static inline jm_value *jm_parse_str(const char *text) {
     return text == NULL ? NULL : jm_parse(text, strlen(text), NULL, 0);
 }
 
-static inline const jm_value *jm_get(const jm_value *obj, const char *key) {
-    size_t i, n;
-    if (obj == NULL || obj->type != JM_OBJECT) return NULL;
-    n = strlen(key);
+/* The value of the member whose key is the `n` bytes at `key` (keys may hold U+0000), or
+ * NULL if obj is not an object or has no such member. */
+static inline const jm_value *jm_get_n(const jm_value *obj, const char *key, size_t n) {
+    size_t i;
+    if (obj == NULL || obj->type != JM_OBJECT || key == NULL) return NULL;
     for (i = 0; i < obj->count; i++) {
         if (obj->key_lens[i] == n && memcmp(obj->keys[i], key, n) == 0) return obj->items[i];
     }
     return NULL;
+}
+
+/* The member named by the NUL-terminated `key` (a key "a\u0000b" is not "a"). */
+static inline const jm_value *jm_get(const jm_value *obj, const char *key) {
+    return key == NULL ? NULL : jm_get_n(obj, key, strlen(key));
 }
 
 static inline const jm_value *jm_at(const jm_value *arr, size_t i) {
@@ -507,20 +568,52 @@ static inline const char *jm_str(const jm_value *v) {
 
 static inline int jm_is_integer_text(const char *t) { return strpbrk(t, ".eE") == NULL; }
 
+/* An integer's text without its sign, and whether it is negative ("-0" is 0). */
+static inline const char *jm_integer_digits(const jm_value *v, int *negative) {
+    const char *digits = v->text[0] == '-' ? v->text + 1 : v->text;
+    *negative = v->text[0] == '-' && strcmp(digits, "0") != 0;
+    return digits;
+}
+
 static inline int jm_numbers_equal(const jm_value *a, const jm_value *b) {
     if (jm_is_integer_text(a->text) && jm_is_integer_text(b->text)) {
-        long long x, y;
-        int ex, ey;
-        errno = 0;
-        x = strtoll(a->text, NULL, 10);
-        ex = errno;
-        errno = 0;
-        y = strtoll(b->text, NULL, 10);
-        ey = errno;
-        if (!ex && !ey) return x == y;
+        /* Exact at any size: JSON integers have no leading zeros, so equal values have equal
+         * digits. */
+        int na, nb;
+        const char *da = jm_integer_digits(a, &na), *db = jm_integer_digits(b, &nb);
+        return na == nb && strcmp(da, db) == 0;
     }
     return a->number == b->number;
 }
+
+/* The value of an integer (a number without fraction or exponent) from its text, exactly, if
+ * it is within [0, max]: 1 and *out set, else 0. */
+static inline int jm_whole(const jm_value *v, uint64_t max, uint64_t *out) {
+    const char *digits;
+    int negative;
+    uint64_t n = 0;
+    if (v == NULL || v->type != JM_NUMBER || !jm_is_integer_text(v->text)) return 0;
+    digits = jm_integer_digits(v, &negative);
+    if (negative) return 0;
+    for (; *digits != '\0'; digits++) {
+        unsigned d = (unsigned)(*digits - '0');
+        if (d > 9 || n > (max - d) / 10) return 0;
+        n = n * 10 + d;
+    }
+    *out = n;
+    return 1;
+}
+
+/* An integer from 0 to INT64_MAX (e.g. advance_ms), exactly. */
+static inline int jm_int64(const jm_value *v, int64_t *out) {
+    uint64_t n;
+    if (!jm_whole(v, (uint64_t)INT64_MAX, &n)) return 0;
+    *out = (int64_t)n;
+    return 1;
+}
+
+/* An integer from 0 to UINT64_MAX (e.g. a request id), exactly. */
+static inline int jm_uint64(const jm_value *v, uint64_t *out) { return jm_whole(v, UINT64_MAX, out); }
 
 static inline int jm_equal(const jm_value *a, const jm_value *b, int flags);
 

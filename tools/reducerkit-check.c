@@ -7,14 +7,19 @@
  *
  * The library is loaded with dlopen: --lib PATH, else libreducerkit.so.0 found beside the
  * program or in ../lib (where `make` and `make install` put them), else by the loader's
- * search. A directory stands for the *.scenario.json files under it. Each scenario prints one
- * line, "ok     PATH: NAME" or "FAILED PATH: NAME" followed by what failed (with the JSON
- * paths where the states differ); the last line is "N passed, N failed". The exit status is
- * 0 when every scenario passed, 1 when one failed, 2 for bad usage or a library that cannot
- * be loaded.
+ * search. A directory stands for the *.scenario.json files under it (links to directories
+ * are not followed). Each scenario prints one line, "ok     PATH: NAME" or "FAILED PATH: NAME"
+ * followed by what failed (with the JSON paths where the values differ); a file that fails,
+ * however malformed, never stops the run, and the last line is "N passed, N failed". The
+ * exit status is 0 when every scenario passed, 1 when one failed, 2 for bad usage or a
+ * library that cannot be loaded.
+ *
+ * The library defines the format: rk_scenario_parse() checks each file and gives it in its
+ * normal form, which this runner drives; rk_json_match() compares states, actions and request
+ * payloads. This file only drives stores through reducerkit.h.
  *
  * Compiled with RKC_LINKED defined, the runner calls the library it is linked with instead
- * (Tests/c/test_scenarios.c: the sanitizer and valgrind runs).
+ * (Tests/c/test_scenarios.c: the sanitizer and valgrind runs; Tests/fuzz/fuzz_scenario.c).
  */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
@@ -58,6 +63,8 @@ typedef struct rkc_api {
     rk_status (*store_take_requests)(rk_store *, char **, size_t *);
     rk_status (*store_resolve)(rk_store *, uint64_t, const char *);
     rk_status (*store_fail)(rk_store *, uint64_t, const char *);
+    rk_status (*scenario_parse)(const char *, size_t, char **, size_t *);
+    rk_status (*json_match)(const char *, size_t, const char *, size_t, int *, char **, size_t *);
 } rkc_api;
 
 static rkc_api rk;
@@ -83,6 +90,8 @@ static int rkc_load(const char *path, char *err, size_t errlen) {
     rk.store_take_requests = rk_store_take_requests;
     rk.store_resolve = rk_store_resolve;
     rk.store_fail = rk_store_fail;
+    rk.scenario_parse = rk_scenario_parse;
+    rk.json_match = rk_json_match;
     return 1;
 }
 #else
@@ -91,7 +100,7 @@ static int rkc_load(const char *path, char *err, size_t errlen) {
     do {                                                                                      \
         void *sym = dlsym(handle, name);                                                      \
         if (sym == NULL) {                                                                    \
-            snprintf(err, errlen, "%s is not a ReducerKit library: it has no %s", shown, name); \
+            snprintf(err, errlen, "%s is not a ReducerKit library of this version: it has no %s", shown, name); \
             return 0;                                                                         \
         }                                                                                     \
         memcpy(&rk.field, &sym, sizeof sym);                                                  \
@@ -137,6 +146,8 @@ static int rkc_load(const char *path, char *err, size_t errlen) {
     RKC_SYM(store_take_requests, "rk_store_take_requests");
     RKC_SYM(store_resolve, "rk_store_resolve");
     RKC_SYM(store_fail, "rk_store_fail");
+    RKC_SYM(scenario_parse, "rk_scenario_parse");
+    RKC_SYM(json_match, "rk_json_match");
     if (rk.abi_version() != RK_ABI_VERSION) {
         snprintf(err, errlen, "%s has ABI version %d; this reducerkit-check knows %d", shown,
                  rk.abi_version(), RK_ABI_VERSION);
@@ -222,104 +233,58 @@ static void fail(runner *r, const char *fmt, ...) {
     }
 }
 
-/* ---- differences between JSON values, path by path ------------------------------------ */
+/* ---- comparing JSON values: the format's rule, rk_json_match ---------------------------- */
 
-static void path_key(jm_buf *b, const char *key, size_t len) {
-    size_t i;
-    int ident = len > 0 && !(key[0] >= '0' && key[0] <= '9');
-    for (i = 0; i < len && ident; i++) {
-        char c = key[i];
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-              c == '_'))
-            ident = 0;
-    }
-    if (ident) {
-        jm_buf_putc(b, '.');
-        jm_buf_put(b, key, len);
-    } else {
-        jm_buf_putc(b, '[');
-        jm_dump_string(b, key, len);
-        jm_buf_putc(b, ']');
-    }
-}
-
-static void show_value(runner *r, const jm_value *v) {
-    char *text;
-    size_t n;
-    if (v == NULL) {
-        outf(r, "(missing)");
-        return;
-    }
-    text = jm_dump(v);
-    n = text ? strlen(text) : 0;
-    if (n > 80) outf(r, "%.77s...", text);
-    else outf(r, "%s", text ? text : "?");
-    free(text);
-}
-
-static const jm_value *member(const jm_value *obj, const char *key, size_t len) {
-    size_t i;
-    for (i = 0; i < obj->count; i++) {
-        if (obj->key_lens[i] == len && memcmp(obj->keys[i], key, len) == 0) return obj->items[i];
-    }
-    return NULL;
-}
-
-/* Prints "      $.path: expected E, actual A" for each place where the values differ (at
- * most *budget of them). A null member equals an absent one. */
-static void diff_walk(runner *r, const jm_value *e, const jm_value *a, jm_buf *path, int *budget) {
-    size_t i, mark = path->len;
-    if (*budget <= 0) return;
-    if (e != NULL && a != NULL && e->type == JM_OBJECT && a->type == JM_OBJECT) {
-        for (i = 0; i < e->count; i++) {
-            const jm_value *other = member(a, e->keys[i], e->key_lens[i]);
-            if (other == NULL && e->items[i]->type == JM_NULL) continue;
-            path_key(path, e->keys[i], e->key_lens[i]);
-            diff_walk(r, e->items[i], other, path, budget);
-            path->len = mark;
-            path->data[mark] = '\0';
+/* Whether the JSON texts are equal under the format's rule (rk_json_match). When they differ,
+ * or cannot be compared, prints `heading` as a failure of the running step and the
+ * differences under it ("      $.count: expected 3, actual 2"). */
+static int compare_text(runner *r, const char *expected, const char *actual, const char *heading) {
+    char *diff = NULL;
+    size_t diff_len = 0;
+    int equal = 0;
+    rk_status st = rk.json_match(expected, strlen(expected), actual, strlen(actual), &equal, &diff, &diff_len);
+    if (st != RK_OK) {
+        fail(r, "%s: rk_json_match: %s: %s", heading, status_name(st), rk.last_error());
+    } else if (!equal) {
+        const char *line = diff ? diff : "";
+        fail(r, "%s", heading);
+        while (*line != '\0') {
+            const char *end = strchr(line, '\n');
+            size_t n = end ? (size_t)(end - line) : strlen(line);
+            outf(r, "      %.*s\n", (int)n, line);
+            line += n + (end ? 1 : 0);
         }
-        for (i = 0; i < a->count; i++) {
-            if (member(e, a->keys[i], a->key_lens[i]) != NULL || a->items[i]->type == JM_NULL)
-                continue;
-            path_key(path, a->keys[i], a->key_lens[i]);
-            diff_walk(r, NULL, a->items[i], path, budget);
-            path->len = mark;
-            path->data[mark] = '\0';
-        }
-        return;
     }
-    if (e != NULL && a != NULL && e->type == JM_ARRAY && a->type == JM_ARRAY &&
-        e->count == a->count) {
-        for (i = 0; i < e->count; i++) {
-            char index[32];
-            snprintf(index, sizeof index, "[%lu]", (unsigned long)i);
-            jm_buf_put(path, index, strlen(index));
-            diff_walk(r, e->items[i], a->items[i], path, budget);
-            path->len = mark;
-            path->data[mark] = '\0';
-        }
-        return;
-    }
-    if (e != NULL && a != NULL && jm_equal(e, a, JM_NULL_IS_MISSING)) return;
-    (*budget)--;
-    outf(r, "      %s: expected ", path->data);
-    show_value(r, e);
-    outf(r, ", actual ");
-    show_value(r, a);
-    outf(r, "\n");
+    rk.free_(diff);
+    return st == RK_OK && equal;
 }
 
-static void print_diff(runner *r, const jm_value *expected, const jm_value *actual) {
-    jm_buf path = {NULL, 0, 0, 0};
-    int budget = 20;
-    jm_buf_putc(&path, '$');
-    diff_walk(r, expected, actual, &path, &budget);
-    free(path.data);
+/* compare_text() for two values. */
+static int compare_values(runner *r, const jm_value *expected, const jm_value *actual, const char *heading) {
+    char *e = jm_dump(expected), *a = jm_dump(actual);
+    int equal = 0;
+    if (e == NULL || a == NULL) fail(r, "%s: %s", heading, "a value is missing, or out of memory");
+    else equal = compare_text(r, e, a, heading);
+    free(e);
+    free(a);
+    return equal;
+}
+
+/* Whether the values are equal under the format's rule, printing nothing (NULL: absent). */
+static int same(const jm_value *expected, const jm_value *actual) {
+    char *e = expected ? jm_dump(expected) : NULL, *a = actual ? jm_dump(actual) : NULL;
+    int equal = 0;
+    if (e != NULL && a != NULL && rk.json_match(e, strlen(e), a, strlen(a), &equal, NULL, NULL) != RK_OK)
+        equal = 0;
+    free(e);
+    free(a);
+    return equal;
 }
 
 /* ---- small helpers --------------------------------------------------------------------- */
 
+/* The whole file (NUL-terminated; it may hold NUL bytes too: *len counts them), or NULL with
+ * errno saying why. */
 static char *read_file(const char *path, size_t *len) {
     FILE *f = fopen(path, "rb");
     char *data = NULL;
@@ -334,6 +299,7 @@ static char *read_file(const char *path, size_t *len) {
             if (grown == NULL) {
                 free(data);
                 fclose(f);
+                errno = ENOMEM;
                 return NULL;
             }
             data = grown;
@@ -341,6 +307,12 @@ static char *read_file(const char *path, size_t *len) {
         got = fread(data + n, 1, cap - n - 1, f);
         n += got;
         if (got == 0) break;
+    }
+    if (ferror(f)) {
+        free(data);
+        fclose(f);
+        errno = EIO;
+        return NULL;
     }
     fclose(f);
     data[n] = '\0';
@@ -453,12 +425,11 @@ static void assert_state(runner *r, const jm_value *record, const jm_value *step
                          const char *what) {
     const jm_value *actual = jm_get(record, "state");
     const jm_value *expected = jm_get(step, "state");
+    char heading[160];
     if (expected == NULL && r->exhaustive) expected = r->state;
-    if (expected != NULL && !jm_equal(expected, actual, JM_NULL_IS_MISSING)) {
-        fail(r, "the state after %s is not the expected one%s:", what,
+    snprintf(heading, sizeof heading, "the state after %s is not the expected one%s:", what,
              jm_get(step, "state") ? "" : " (the step has no \"state\": no change)");
-        print_diff(r, expected, actual);
-    }
+    if (expected != NULL) compare_values(r, expected, actual, heading);
     jm_free(r->state);
     r->state = copy_value(actual);
 }
@@ -530,7 +501,8 @@ static int is_cancellation(const jm_value *event) {
 
 static void step_request(runner *r, const jm_value *step) {
     const jm_value *expected = jm_get(step, "request");
-    const jm_value *id = jm_get(expected, "id");
+    uint64_t id = 0, got = 0;
+    int has_id = jm_uint64(jm_get(expected, "id"), &id);
     char *e = jm_dump(expected);
     for (;;) {
         jm_value *event = next_event(r);
@@ -542,14 +514,41 @@ static void step_request(runner *r, const jm_value *step) {
         }
         matches = !is_cancellation(event) &&
                   jm_equal(jm_get(event, "name"), jm_get(expected, "name"), 0) &&
-                  jm_equal(jm_get(event, "payload"), jm_get(expected, "payload"), 0);
-        if (matches && id != NULL && !jm_equal(jm_get(event, "id"), id, 0)) {
+                  same(jm_get(expected, "payload"), jm_get(event, "payload"));
+        if (matches && has_id && !(jm_uint64(jm_get(event, "id"), &got) && got == id)) {
             char *g = jm_dump(jm_get(event, "id"));
             fail(r, "expected the request %s, but its id is %s", e, g ? g : "?");
             free(g);
         }
         if (matches || r->exhaustive) {
-            if (!matches) {
+            if (!matches && !is_cancellation(event)) {
+                /* What differs, as in Python: {"name", "payload"} of both. */
+                char *n = jm_dump(jm_get(event, "name")), *p = jm_dump(jm_get(event, "payload"));
+                char *want_n = jm_dump(jm_get(expected, "name")), *want_p = jm_dump(jm_get(expected, "payload"));
+                jm_buf want_text = {NULL, 0, 0, 0}, got_text = {NULL, 0, 0, 0};
+                if (n && p && want_n && want_p) {
+                    jm_buf_put(&want_text, "{\"name\":", 8);
+                    jm_buf_put(&want_text, want_n, strlen(want_n));
+                    jm_buf_put(&want_text, ",\"payload\":", 11);
+                    jm_buf_put(&want_text, want_p, strlen(want_p));
+                    jm_buf_putc(&want_text, '}');
+                    jm_buf_put(&got_text, "{\"name\":", 8);
+                    jm_buf_put(&got_text, n, strlen(n));
+                    jm_buf_put(&got_text, ",\"payload\":", 11);
+                    jm_buf_put(&got_text, p, strlen(p));
+                    jm_buf_putc(&got_text, '}');
+                }
+                if (want_text.data != NULL && got_text.data != NULL && !want_text.oom && !got_text.oom)
+                    compare_text(r, want_text.data, got_text.data, "the next request is not the expected one:");
+                else
+                    fail(r, "expected the request %s, but the next host event is another request", e);
+                free(want_text.data);
+                free(got_text.data);
+                free(n);
+                free(p);
+                free(want_n);
+                free(want_p);
+            } else if (!matches) {
                 char *g = jm_dump(event);
                 fail(r, "expected the request %s, but the next host event is %s", e, g ? g : "?");
                 free(g);
@@ -563,20 +562,21 @@ static void step_request(runner *r, const jm_value *step) {
 }
 
 static void step_cancelled(runner *r, const jm_value *step) {
-    const jm_value *id = jm_get(step, "cancelled");
+    uint64_t id = 0, got = 0;
+    jm_uint64(jm_get(step, "cancelled"), &id); /* the normal form: an id */
     for (;;) {
         jm_value *event = next_event(r);
         int matches;
         if (event == NULL) {
-            fail(r, "expected the cancellation of request %s, but the host got no event within %d ms",
-                 id->text, r->timeout_ms);
+            fail(r, "expected the cancellation of request %llu, but the host got no event within %d ms",
+                 (unsigned long long)id, r->timeout_ms);
             return;
         }
-        matches = is_cancellation(event) && jm_equal(jm_get(event, "id"), id, 0);
+        matches = is_cancellation(event) && jm_uint64(jm_get(event, "id"), &got) && got == id;
         if (!matches && r->exhaustive) {
             char *g = jm_dump(event);
-            fail(r, "expected the cancellation of request %s, but the next host event is %s",
-                 id->text, g ? g : "?");
+            fail(r, "expected the cancellation of request %llu, but the next host event is %s",
+                 (unsigned long long)id, g ? g : "?");
             free(g);
         }
         jm_free(event);
@@ -611,11 +611,11 @@ static int check_status(runner *r, const jm_value *step, rk_status st, const cha
 
 static void step_answer(runner *r, const jm_value *step) {
     int resolve = jm_get(step, "resolve") != NULL;
-    const jm_value *id_value = jm_get(step, resolve ? "resolve" : "fail");
-    uint64_t id = (uint64_t)id_value->number;
+    uint64_t id = 0;
     char call[64];
     rk_status st;
-    snprintf(call, sizeof call, "rk_store_%s(%s)", resolve ? "resolve" : "fail", id_value->text);
+    jm_uint64(jm_get(step, resolve ? "resolve" : "fail"), &id); /* the normal form: an id */
+    snprintf(call, sizeof call, "rk_store_%s(%llu)", resolve ? "resolve" : "fail", (unsigned long long)id);
     if (resolve) {
         char *text = jm_dump(jm_get(step, "response"));
         st = rk.store_resolve(r->store, id, text ? text : "null");
@@ -696,12 +696,14 @@ static void step_receive(runner *r, const jm_value *step) {
         }
         rec = pop(r);
         got = normalized_action(jm_get(rec, "action"));
-        matches = jm_equal(got, expected, 0);
+        matches = same(expected, got);
         if (matches) {
             assert_state(r, rec, step, "receiving it");
         } else if (r->exhaustive) {
             char *g = jm_dump(got);
-            fail(r, "received %s, expected %s", g ? g : "?", e);
+            char heading[400];
+            snprintf(heading, sizeof heading, "received %.180s, expected %.180s:", g ? g : "?", e ? e : "?");
+            compare_values(r, expected, got, heading);
             free(g);
             jm_free(r->state);
             r->state = copy_value(jm_get(rec, "state"));
@@ -718,10 +720,12 @@ static void step_receive(runner *r, const jm_value *step) {
 }
 
 static void step_advance(runner *r, const jm_value *step) {
-    const jm_value *ms = jm_get(step, "advance_ms");
-    rk_status st = rk.store_advance_clock(r->store, (int64_t)ms->number);
+    int64_t ms = 0;
+    rk_status st;
+    jm_int64(jm_get(step, "advance_ms"), &ms); /* the normal form: 0 to INT64_MAX */
+    st = rk.store_advance_clock(r->store, ms);
     if (st != RK_OK) {
-        fail(r, "rk_store_advance_clock(%s): %s: %s", ms->text, status_name(st), rk.last_error());
+        fail(r, "rk_store_advance_clock(%lld): %s: %s", (long long)ms, status_name(st), rk.last_error());
         return;
     }
     collect(r, NULL);
@@ -774,189 +778,24 @@ static void step_finish(runner *r) {
     }
 }
 
-/* ---- the format ------------------------------------------------------------------------ */
-
-static const char *const top_keys[] = {"name", "feature", "options", "exhaustive", "steps",
-                                       "final_state", NULL};
-static const char *const option_keys[] = {"clock", "initial_state", "provide", NULL};
-static const char *const step_kinds[] = {"send", "receive", "advance_ms", "request", "resolve",
-                                         "fail", "cancelled", "finish", NULL};
-
-static int listed(const char *const *keys, const char *key) {
-    for (; *keys != NULL; keys++) {
-        if (strcmp(*keys, key) == 0) return 1;
-    }
-    return 0;
-}
-
-static int is_request_id(const jm_value *v) {
-    return v != NULL && v->type == JM_NUMBER && jm_is_integer_text(v->text) && v->number >= 1;
-}
-
-/* Checks one step; returns a message for what is wrong, or NULL. */
-static const char *step_problem(const jm_value *step) {
-    const char *kind = NULL;
-    size_t k;
-    const jm_value *error;
-    if (step->type != JM_OBJECT) return "a step is an object";
-    for (k = 0; k < step->count; k++) {
-        if (listed(step_kinds, step->keys[k])) {
-            if (kind != NULL) return "a step has exactly one of send, receive, advance_ms, request, resolve, fail, cancelled, finish";
-            kind = step->keys[k];
-        }
-    }
-    if (kind == NULL) return "a step has exactly one of send, receive, advance_ms, request, resolve, fail, cancelled, finish";
-    for (k = 0; k < step->count; k++) {
-        const char *key = step->keys[k];
-        if (strcmp(key, kind) == 0) continue;
-        if (strcmp(key, "state") == 0 && (strcmp(kind, "send") == 0 || strcmp(kind, "receive") == 0)) continue;
-        if (strcmp(key, "response") == 0 && strcmp(kind, "resolve") == 0) continue;
-        if (strcmp(key, "message") == 0 && strcmp(kind, "fail") == 0) continue;
-        if (strcmp(key, "error") == 0 && (strcmp(kind, "send") == 0 || strcmp(kind, "resolve") == 0 ||
-                                          strcmp(kind, "fail") == 0)) continue;
-        return "unknown key in this step: \"state\" belongs to send and receive, \"response\" to resolve, \"message\" to fail, \"error\" to send, resolve and fail";
-    }
-    if (strcmp(kind, "send") == 0 && jm_get(step, "state") && jm_get(step, "error"))
-        return "a send step has \"state\" or \"error\", not both";
-    if (strcmp(kind, "advance_ms") == 0) {
-        const jm_value *ms = jm_get(step, "advance_ms");
-        if (ms->type != JM_NUMBER || !jm_is_integer_text(ms->text) || ms->number < 0)
-            return "advance_ms is a whole number of milliseconds >= 0";
-    }
-    if (strcmp(kind, "request") == 0) {
-        const jm_value *req = jm_get(step, "request");
-        if (req->type != JM_OBJECT || jm_str(jm_get(req, "name")) == NULL || jm_get(req, "payload") == NULL)
-            return "a request step is {\"request\": {\"id\": N (optional), \"name\": \"...\", \"payload\": ...}}";
-        for (k = 0; k < req->count; k++) {
-            if (strcmp(req->keys[k], "id") != 0 && strcmp(req->keys[k], "name") != 0 &&
-                strcmp(req->keys[k], "payload") != 0)
-                return "a request has only \"id\", \"name\" and \"payload\"";
-        }
-        if (jm_get(req, "id") != NULL && !is_request_id(jm_get(req, "id")))
-            return "a request id is a whole number >= 1";
-    }
-    if ((strcmp(kind, "resolve") == 0 || strcmp(kind, "fail") == 0 || strcmp(kind, "cancelled") == 0) &&
-        !is_request_id(jm_get(step, kind)))
-        return "a request id is a whole number >= 1";
-    if (strcmp(kind, "resolve") == 0 && jm_get(step, "response") == NULL)
-        return "a resolve step needs a \"response\"";
-    if (strcmp(kind, "fail") == 0 && jm_str(jm_get(step, "message")) == NULL)
-        return "a fail step needs a \"message\" string";
-    if (strcmp(kind, "finish") == 0) {
-        const jm_value *f = jm_get(step, "finish");
-        if (f->type != JM_BOOL || !f->boolean) return "a finish step is {\"finish\": true}";
-    }
-    error = jm_get(step, "error");
-    if (error != NULL) {
-        const char *status = jm_str(jm_get(error, "status"));
-        size_t i;
-        int known = 0;
-        if (error->type != JM_OBJECT || status == NULL)
-            return "\"error\" is {\"status\": \"RK_ERR_...\", \"message\": \"a fragment\" (optional)}";
-        for (i = 1; i < STATUS_COUNT; i++) known |= strcmp(status_names[i], status) == 0;
-        if (!known) return "\"error\".\"status\" is one of RK_ERR_INVALID_ARGUMENT, RK_ERR_JSON, RK_ERR_ACTION, RK_ERR_STATE, RK_ERR_UNKNOWN_FEATURE, RK_ERR_INVALID_HANDLE, RK_ERR_TIMEOUT, RK_ERR_INTERNAL, RK_ERR_MISUSE, RK_ERR_RESPONSE";
-        for (i = 0; i < error->count; i++) {
-            if (strcmp(error->keys[i], "status") != 0 && strcmp(error->keys[i], "message") != 0)
-                return "\"error\" has only \"status\" and \"message\"";
-        }
-        if (jm_get(error, "message") != NULL && jm_str(jm_get(error, "message")) == NULL)
-            return "\"error\".\"message\" is a string";
-    }
-    return NULL;
-}
-
-/* Checks the scenario's shape (the rules of scenario.schema.json); fails and returns 0 if
- * it is malformed. */
-static int validate(runner *r, const jm_value *sc) {
-    const jm_value *steps = jm_get(sc, "steps");
-    const jm_value *options = jm_get(sc, "options");
-    const jm_value *exhaustive = jm_get(sc, "exhaustive");
-    size_t i;
-    if (sc->type != JM_OBJECT) {
-        fail(r, "not a scenario: expected a JSON object at $");
-        return 0;
-    }
-    for (i = 0; i < sc->count; i++) {
-        if (!listed(top_keys, sc->keys[i])) {
-            fail(r, "unknown key \"%s\" at $%s; expected name, feature, options, exhaustive, steps, final_state",
-                 sc->keys[i],
-                 listed(option_keys, sc->keys[i]) ? " (it belongs in \"options\")" : "");
-            return 0;
-        }
-    }
-    if (jm_str(jm_get(sc, "name")) == NULL || jm_str(jm_get(sc, "feature")) == NULL) {
-        fail(r, "\"name\" and \"feature\" are required strings at $");
-        return 0;
-    }
-    if (exhaustive != NULL && exhaustive->type != JM_BOOL) {
-        fail(r, "\"exhaustive\" is true or false");
-        return 0;
-    }
-    if (options != NULL) {
-        const jm_value *clock = jm_get(options, "clock");
-        const jm_value *initial = jm_get(options, "initial_state");
-        const jm_value *provide = jm_get(options, "provide");
-        if (options->type != JM_OBJECT) {
-            fail(r, "\"options\" is an object");
-            return 0;
-        }
-        for (i = 0; i < options->count; i++) {
-            if (!listed(option_keys, options->keys[i])) {
-                fail(r, "unknown option \"%s\" at $.options; expected clock, initial_state, provide",
-                     options->keys[i]);
-                return 0;
-            }
-        }
-        if (clock != NULL && (jm_str(clock) == NULL || (strcmp(clock->text, "test") != 0 &&
-                                                        strcmp(clock->text, "live") != 0))) {
-            fail(r, "$.options.clock is \"test\" or \"live\"");
-            return 0;
-        }
-        if (initial != NULL && initial->type != JM_NULL && initial->type != JM_OBJECT) {
-            fail(r, "$.options.initial_state is null or an object");
-            return 0;
-        }
-        if (provide != NULL) {
-            int ok = provide->type == JM_ARRAY;
-            for (i = 0; ok && i < provide->count; i++) ok = provide->items[i]->type == JM_STRING;
-            if (!ok) {
-                fail(r, "$.options.provide is an array of endpoint names");
-                return 0;
-            }
-        }
-    }
-    if (steps == NULL || steps->type != JM_ARRAY) {
-        fail(r, "\"steps\" is a required array at $");
-        return 0;
-    }
-    for (i = 0; i < steps->count; i++) {
-        const char *problem = step_problem(steps->items[i]);
-        if (problem != NULL) {
-            r->step = (int)i + 1;
-            r->step_value = steps->items[i];
-            fail(r, "malformed step ($.steps[%lu]): %s", (unsigned long)i, problem);
-            r->step = 0;
-            r->step_value = NULL;
-            return 0;
-        }
-    }
-    return 1;
-}
-
-/* rk_store_create's options: the scenario's, with the test clock by default and the action
- * record on. */
+/* rk_store_create's options: the scenario's (the normal form has each, with its default),
+ * with the action record on; a null initial_state (the feature's default) is left out. */
 static char *store_options(const jm_value *options) {
     jm_buf b = {NULL, 0, 0, 0};
     size_t i;
     jm_buf_put(&b, "{\"record_actions\":true", 22);
-    if (options == NULL || jm_get(options, "clock") == NULL) jm_buf_put(&b, ",\"clock\":\"test\"", 15);
     for (i = 0; options != NULL && i < options->count; i++) {
+        if (strcmp(options->keys[i], "initial_state") == 0 && options->items[i]->type == JM_NULL) continue;
         jm_buf_putc(&b, ',');
         jm_dump_string(&b, options->keys[i], options->key_lens[i]);
         jm_buf_putc(&b, ':');
         jm_dump_to(&b, options->items[i]);
     }
     jm_buf_putc(&b, '}');
+    if (b.oom) {
+        free(b.data);
+        return NULL;
+    }
     return b.data;
 }
 
@@ -967,18 +806,22 @@ static void run_steps(runner *r, const jm_value *sc) {
     int finished = 0;
     for (i = 0; i < steps->count; i++) {
         const jm_value *step = steps->items[i];
+        /* The normal form: every step is an object whose first member is its kind. */
+        const char *kind = step->type == JM_OBJECT && step->count > 0 ? step->keys[0] : "";
         r->step = (int)i + 1;
         r->step_value = step;
         finished = 0;
-        if (jm_get(step, "send")) step_send(r, step);
-        else if (jm_get(step, "receive")) step_receive(r, step);
-        else if (jm_get(step, "advance_ms")) step_advance(r, step);
-        else if (jm_get(step, "request")) step_request(r, step);
-        else if (jm_get(step, "resolve") || jm_get(step, "fail")) step_answer(r, step);
-        else if (jm_get(step, "cancelled")) step_cancelled(r, step);
-        else {
+        if (strcmp(kind, "send") == 0) step_send(r, step);
+        else if (strcmp(kind, "receive") == 0) step_receive(r, step);
+        else if (strcmp(kind, "advance_ms") == 0) step_advance(r, step);
+        else if (strcmp(kind, "request") == 0) step_request(r, step);
+        else if (strcmp(kind, "resolve") == 0 || strcmp(kind, "fail") == 0) step_answer(r, step);
+        else if (strcmp(kind, "cancelled") == 0) step_cancelled(r, step);
+        else if (strcmp(kind, "finish") == 0) {
             step_finish(r);
             finished = 1;
+        } else {
+            fail(r, "not a step of the normal form (a library that does not match this runner?)");
         }
     }
     r->step = 0;
@@ -991,61 +834,65 @@ static void run_steps(runner *r, const jm_value *sc) {
         if (st != RK_OK) {
             fail(r, "rk_store_state: %s: %s", status_name(st), rk.last_error());
         } else {
-            jm_value *actual = jm_parse(json, len, NULL, 0);
-            if (!jm_equal(final_state, actual, JM_NULL_IS_MISSING)) {
-                fail(r, "the final state is not the expected one:");
-                print_diff(r, final_state, actual);
-            }
-            jm_free(actual);
+            char *expected = jm_dump(final_state);
+            if (expected != NULL) compare_text(r, expected, json, "the final state is not the expected one:");
+            else fail(r, "out of memory");
+            free(expected);
             rk.free_(json);
         }
     }
 }
 
 /* Runs one scenario file; prints its line (and what failed). Returns 1 if it passed. */
-static int run_scenario(const char *path, int timeout_ms) {
+/* Runs one scenario file given as `len` bytes of text (any bytes: the library checks them),
+ * labelled `label` in the output; prints its line (and what failed). Returns 1 if it passed.
+ * `read_error` (errno, or 0) says the file could not be read. */
+static int rkc_run_text(const char *label, const char *text, size_t len, int read_error, int timeout_ms) {
     runner r;
-    size_t len = 0;
-    char err[160];
-    char *text = read_file(path, &len);
     jm_value *sc = NULL;
+    char *normal = NULL;
+    size_t normal_len = 0;
     const char *name = NULL;
     int passed;
+    rk_status st;
     memset(&r, 0, sizeof r);
-    r.file = path;
+    r.file = label;
     r.timeout_ms = timeout_ms;
     r.exhaustive = 1;
     if (text == NULL) {
-        fail(&r, "cannot read the file: %s", strerror(errno));
-    } else if ((sc = jm_parse(text, len, err, sizeof err)) == NULL) {
-        fail(&r, "not JSON: %s", err);
+        fail(&r, "cannot read the file: %s", strerror(read_error));
+    } else if ((st = rk.scenario_parse(text, len, &normal, &normal_len)) != RK_OK) {
+        /* Not a scenario: the library's message says what and where (bounded, escaped). */
+        fail(&r, "%s", rk.last_error());
+    } else if ((sc = jm_parse(normal, normal_len, NULL, 0)) == NULL || sc->type != JM_OBJECT) {
+        fail(&r, "rk_scenario_parse gave no scenario in normal form (out of memory?)");
     } else {
+        const jm_value *exhaustive = jm_get(sc, "exhaustive");
+        const char *feature = jm_str(jm_get(sc, "feature"));
+        char *options = store_options(jm_get(sc, "options"));
         name = jm_str(jm_get(sc, "name"));
-        if (validate(&r, sc)) {
-            const jm_value *exhaustive = jm_get(sc, "exhaustive");
-            char *options = store_options(jm_get(sc, "options"));
-            rk_status st;
-            r.exhaustive = exhaustive == NULL || exhaustive->boolean;
-            st = rk.store_create(jm_str(jm_get(sc, "feature")), options, &r.store);
-            if (st != RK_OK) {
-                fail(&r, "rk_store_create(\"%s\", %s): %s: %s", jm_str(jm_get(sc, "feature")),
-                     options, status_name(st), rk.last_error());
-            } else {
-                char *json = NULL;
-                size_t n = 0;
-                if (rk.store_state(r.store, &json, &n) == RK_OK) {
-                    r.state = jm_parse(json, n, NULL, 0);
-                    rk.free_(json);
-                }
-                run_steps(&r, sc);
-                rk.store_destroy(r.store);
+        r.exhaustive = exhaustive == NULL || exhaustive->type != JM_BOOL || exhaustive->boolean;
+        if (options == NULL || feature == NULL || jm_get(sc, "steps") == NULL ||
+            jm_get(sc, "steps")->type != JM_ARRAY) {
+            fail(&r, "rk_scenario_parse gave no scenario in normal form (out of memory?)");
+        } else if ((st = rk.store_create(feature, options, &r.store)) != RK_OK) {
+            fail(&r, "the store could not be created: rk_store_create(\"%s\", %s): %s: %s", feature,
+                 options, status_name(st), rk.last_error());
+        } else {
+            char *json = NULL;
+            size_t n = 0;
+            if (rk.store_state(r.store, &json, &n) == RK_OK) {
+                r.state = jm_parse(json, n, NULL, 0);
+                rk.free_(json);
             }
-            free(options);
+            run_steps(&r, sc);
+            rk.store_destroy(r.store);
         }
+        free(options);
     }
-    free(text);
+    rk.free_(normal);
     passed = r.failures == 0;
-    printf("%s %s: %s\n", passed ? "ok    " : "FAILED", path, name ? name : "(no name)");
+    printf("%s %s: %s\n", passed ? "ok    " : "FAILED", label, name ? name : "(no name)");
     if (r.out.data != NULL) fputs(r.out.data, stdout);
     fflush(stdout);
     while (pending(&r) > 0) jm_free(pop(&r));
@@ -1055,6 +902,16 @@ static int run_scenario(const char *path, int timeout_ms) {
     free(r.out.data);
     jm_free(r.state);
     jm_free(sc);
+    return passed;
+}
+
+/* Runs one scenario file; prints its line (and what failed). Returns 1 if it passed. */
+static int run_scenario(const char *path, int timeout_ms) {
+    size_t len = 0;
+    char *text = read_file(path, &len);
+    int read_error = errno;
+    int passed = rkc_run_text(path, text, len, read_error, timeout_ms);
+    free(text);
     return passed;
 }
 
@@ -1086,7 +943,9 @@ static int compare_paths(const void *a, const void *b) {
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* Adds the *.scenario.json files under dir (recursively, skipping hidden entries). */
+/* Adds the *.scenario.json files under dir (recursively, skipping hidden entries). Links to
+ * directories are not followed (a link to a parent would make the walk endless); a link to a
+ * file is taken like the file. */
 static void add_directory(path_list *list, const char *dir) {
     DIR *d = opendir(dir);
     struct dirent *e;
@@ -1098,8 +957,14 @@ static void add_directory(path_list *list, const char *dir) {
         path = (char *)malloc(strlen(dir) + strlen(e->d_name) + 2);
         if (path == NULL) continue;
         sprintf(path, "%s%s%s", dir, ends_with(dir, "/") ? "" : "/", e->d_name);
-        if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) add_directory(list, path);
-        else if (ends_with(e->d_name, ".scenario.json")) add_path(list, path);
+        if (lstat(path, &sb) == 0) {
+            if (S_ISDIR(sb.st_mode)) {
+                add_directory(list, path);
+            } else if (ends_with(e->d_name, ".scenario.json") &&
+                       !(S_ISLNK(sb.st_mode) && stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))) {
+                add_path(list, path);
+            }
+        }
         free(path);
     }
     closedir(d);

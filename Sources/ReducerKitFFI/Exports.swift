@@ -399,3 +399,65 @@ public func rk_store_fail(
     host.settle()
   }
 }
+
+// MARK: - Scenario files (the format's one definition: Scenarios/)
+
+@_cdecl("rk_scenario_parse")
+public func rk_scenario_parse(
+  _ json: UnsafePointer<CChar>?,
+  _ length: Int,
+  _ outJSON: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+  _ outLength: UnsafeMutablePointer<Int>?
+) -> Int32 {
+  ffiCall { () throws(FFIError) in
+    guard let json else { throw FFIError(.invalidArgument, "json is NULL") }
+    guard let outJSON else { throw FFIError(.invalidArgument, "out_json is NULL") }
+    guard length >= 0 else { throw FFIError(.invalidArgument, "len is too large") }
+    let text: [UInt8]
+    do throws(ScenarioFormat.Failure) {
+      text = try ScenarioFormat.normalFormText(of: UnsafeRawBufferPointer(start: json, count: length))
+    } catch {
+      throw FFIError(error.kind == .json ? .json : .invalidArgument, error.message)
+    }
+    try copyOut(text, outJSON, outLength)
+  }
+}
+
+@_cdecl("rk_json_match")
+public func rk_json_match(
+  _ expected: UnsafePointer<CChar>?,
+  _ expectedLength: Int,
+  _ actual: UnsafePointer<CChar>?,
+  _ actualLength: Int,
+  _ outEqual: UnsafeMutablePointer<Int32>?,
+  _ outDiff: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+  _ outDiffLength: UnsafeMutablePointer<Int>?
+) -> Int32 {
+  ffiCall { () throws(FFIError) in
+    guard let expected else { throw FFIError(.invalidArgument, "expected is NULL") }
+    guard let actual else { throw FFIError(.invalidArgument, "actual is NULL") }
+    guard let outEqual else { throw FFIError(.invalidArgument, "out_equal is NULL") }
+    guard expectedLength >= 0, actualLength >= 0 else { throw FFIError(.invalidArgument, "a length is too large") }
+    func parse(_ text: UnsafePointer<CChar>, _ count: Int, _ which: String) throws(FFIError) -> JSONValue {
+      do {
+        return try parseJSON(UnsafeRawBufferPointer(start: text, count: count), maxDepth: jsonMaxDepthLimit)
+      } catch {
+        throw FFIError(.json, "\(which): \(error.message)")
+      }
+    }
+    var wanted = try parse(expected, expectedLength, "expected")
+    defer { wanted.releaseIteratively() }
+    var got = try parse(actual, actualLength, "actual")
+    defer { got.releaseIteratively() }
+    let description = JSONMatch.describe(expected: wanted, actual: got)
+    if let outDiff {
+      if let description {
+        try copyOut(Array(description.utf8), outDiff, outDiffLength)
+      } else {
+        outDiff.pointee = nil
+        outDiffLength?.pointee = 0
+      }
+    }
+    outEqual.pointee = description == nil ? 1 : 0
+  }
+}

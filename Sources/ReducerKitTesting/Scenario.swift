@@ -15,7 +15,12 @@ import ReducerKitWire
 /// The runner drives an exhaustive ``TestStore`` of the feature's reducer, with a
 /// ``TestClock`` and the feature's host endpoints answered by the scenario's steps; every
 /// failure is reported like a `TestStore` failure (it fails the running Swift Testing or
-/// XCTest test), with a diff of the state.
+/// XCTest test), with the JSON paths where the state differs.
+///
+/// The format is defined once, in the library, for the three runners: the file is checked and
+/// read in its normal form by the same code as `rk_scenario_parse`, and states, actions and
+/// request payloads are compared by the same rule as `rk_json_match` (key order ignored, a
+/// `null` member equal to an absent one, numbers by exact value).
 ///
 /// ```swift
 /// import ReducerKitFFI
@@ -35,6 +40,7 @@ public struct Scenario: Sendable, CustomStringConvertible {
   public let feature: String
   /// The file it was read from, if any.
   public let path: String?
+  /// The scenario in its normal form (defaults filled in; each step's kind first).
   let value: JSONValue
 
   /// Reads and checks a scenario file.
@@ -56,18 +62,13 @@ public struct Scenario: Sendable, CustomStringConvertible {
   init(bytes: [UInt8], path: String?) throws(ScenarioError) {
     let label = path.map { "\($0): " } ?? ""
     let value: JSONValue
-    do {
-      value = try parseJSON(bytes)
-    } catch {
-      throw ScenarioError("\(label)not JSON: \(error.message)")
-    }
-    do throws(ScenarioError) {
-      try ScenarioFormat.validate(value)
+    do throws(ScenarioFormat.Failure) {
+      value = try ScenarioFormat.normalForm(of: bytes)
     } catch {
       throw ScenarioError(label + error.message)
     }
     guard case let .string(name)? = value["name"], case let .string(feature)? = value["feature"]
-    else { throw ScenarioError("\(label)\"name\" and \"feature\" are required strings at $") }
+    else { throw ScenarioError("\(label)the normal form has no \"name\" or \"feature\"") }
     self.name = name
     self.feature = feature
     self.path = path
@@ -76,7 +77,8 @@ public struct Scenario: Sendable, CustomStringConvertible {
 
   public var description: String { path ?? name }
 
-  /// The `*.scenario.json` files under `directory` (recursively), sorted. A relative
+  /// The `*.scenario.json` files under `directory` (recursively, skipping hidden entries;
+  /// links to directories are not followed, links to files are), sorted. A relative
   /// `directory` is taken from the directory of `relativeTo` (pass `#filePath` to name a
   /// directory beside the test file's package), else from the current directory.
   ///
@@ -133,7 +135,8 @@ public struct Scenario: Sendable, CustomStringConvertible {
 
 /// A scenario that is not well-formed, or cannot be read.
 public struct ScenarioError: Error, Sendable, CustomStringConvertible {
-  /// What is wrong, and where (`$.steps[2]`).
+  /// What is wrong, and where (`malformed step at $.steps[2]: ...`): the message
+  /// `rk_scenario_parse` gives C and Python for the same file, after the file's path.
   public let message: String
   init(_ message: String) { self.message = message }
   public var description: String { message }
@@ -164,127 +167,15 @@ private func collectFiles(_ directory: String, into found: inout [String]) {
     if name.hasPrefix(".") { continue }
     let path = directory.hasSuffix("/") ? directory + name : directory + "/" + name
     var info = stat()
-    guard stat(path, &info) == 0 else { continue }
+    guard lstat(path, &info) == 0 else { continue }
     if (info.st_mode & S_IFMT) == S_IFDIR {
-      collectFiles(path, into: &found)
+      collectFiles(path, into: &found)  // a link to a directory is not followed
     } else if name.hasSuffix(".scenario.json") {
+      if (info.st_mode & S_IFMT) == S_IFLNK, stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
+        continue
+      }
       found.append(path)
     }
-  }
-}
-
-// MARK: - The format
-
-enum ScenarioFormat {
-  static let topKeys = ["name", "feature", "options", "exhaustive", "steps", "final_state"]
-  static let optionKeys = ["clock", "initial_state", "provide"]
-  static let stepKinds = ["send", "receive", "advance_ms", "request", "resolve", "fail", "cancelled", "finish"]
-  static let statuses = [
-    "RK_ERR_INVALID_ARGUMENT", "RK_ERR_JSON", "RK_ERR_ACTION", "RK_ERR_STATE", "RK_ERR_UNKNOWN_FEATURE",
-    "RK_ERR_INVALID_HANDLE", "RK_ERR_TIMEOUT", "RK_ERR_INTERNAL", "RK_ERR_MISUSE", "RK_ERR_RESPONSE",
-  ]
-
-  /// The rules of `scenario.schema.json`, with the same messages as the C and Python runners.
-  static func validate(_ value: JSONValue) throws(ScenarioError) {
-    guard case let .object(members) = value else {
-      throw ScenarioError("not a scenario: expected a JSON object at $")
-    }
-    for (key, _) in members where !topKeys.contains(key) {
-      let hint = optionKeys.contains(key) ? " (it belongs in \"options\")" : ""
-      throw ScenarioError("unknown key \"\(key)\" at $\(hint); expected \(topKeys.joined(separator: ", "))")
-    }
-    if let exhaustive = value["exhaustive"], case .bool = exhaustive {} else if value["exhaustive"] != nil {
-      throw ScenarioError("\"exhaustive\" is true or false")
-    }
-    if let options = value["options"] {
-      guard case let .object(given) = options else { throw ScenarioError("\"options\" is an object") }
-      for (key, _) in given where !optionKeys.contains(key) {
-        throw ScenarioError("unknown option \"\(key)\" at $.options; expected \(optionKeys.joined(separator: ", "))")
-      }
-      if let clock = options["clock"], clock != .string("test"), clock != .string("live") {
-        throw ScenarioError("$.options.clock is \"test\" or \"live\"")
-      }
-      switch options["initial_state"] {
-      case nil, .null?, .object?: break
-      default: throw ScenarioError("$.options.initial_state is null or an object")
-      }
-      if let provide = options["provide"] {
-        guard case let .array(names) = provide, names.allSatisfy({ if case .string = $0 { true } else { false } })
-        else { throw ScenarioError("$.options.provide is an array of endpoint names") }
-      }
-    }
-    guard case let .array(steps)? = value["steps"] else {
-      throw ScenarioError("\"steps\" is a required array at $")
-    }
-    for (index, step) in steps.enumerated() {
-      if let problem = problem(step) {
-        throw ScenarioError("malformed step $.steps[\(index)] \(step.serialized().prefix(120)): \(problem)")
-      }
-    }
-  }
-
-  static func isRequestID(_ value: JSONValue?) -> Bool {
-    if case let .int(id)? = value { return id >= 1 }
-    return false
-  }
-
-  static func problem(_ step: JSONValue) -> String? {
-    guard case let .object(members) = step else { return "a step is an object" }
-    let kinds = members.map(\.key).filter { stepKinds.contains($0) }
-    guard kinds.count == 1, let kind = kinds.first else {
-      return "a step has exactly one of \(stepKinds.joined(separator: ", "))"
-    }
-    let extras: [String: [String]] = [
-      "state": ["send", "receive"], "response": ["resolve"], "message": ["fail"],
-      "error": ["send", "resolve", "fail"],
-    ]
-    for (key, _) in members where key != kind {
-      guard extras[key]?.contains(kind) == true else {
-        return "unknown key \"\(key)\" in a \(kind) step: \"state\" belongs to send and receive, "
-          + "\"response\" to resolve, \"message\" to fail, \"error\" to send, resolve and fail"
-      }
-    }
-    if kind == "send", step["state"] != nil, step["error"] != nil {
-      return "a send step has \"state\" or \"error\", not both"
-    }
-    switch kind {
-    case "advance_ms":
-      guard case let .int(ms)? = step["advance_ms"], ms >= 0 else {
-        return "advance_ms is a whole number of milliseconds >= 0"
-      }
-    case "request":
-      guard let request = step["request"], case let .object(keys) = request,
-        case .string? = request["name"], request["payload"] != nil
-      else { return "a request step is {\"request\": {\"id\": N (optional), \"name\": \"...\", \"payload\": ...}}" }
-      if keys.contains(where: { !["id", "name", "payload"].contains($0.key) }) {
-        return "a request has only \"id\", \"name\" and \"payload\""
-      }
-      if request["id"] != nil, !isRequestID(request["id"]) { return "a request id is a whole number >= 1" }
-    case "resolve", "fail", "cancelled":
-      guard isRequestID(step[kind]) else { return "a request id is a whole number >= 1" }
-      if kind == "resolve", step["response"] == nil { return "a resolve step needs a \"response\"" }
-      if kind == "fail", case .string? = step["message"] {} else if kind == "fail" {
-        return "a fail step needs a \"message\" string"
-      }
-    case "finish":
-      guard step["finish"] == .bool(true) else { return "a finish step is {\"finish\": true}" }
-    default: break
-    }
-    if let error = step["error"] {
-      guard case let .object(keys) = error, case let .string(status)? = error["status"] else {
-        return "\"error\" is {\"status\": \"RK_ERR_...\", \"message\": \"a fragment\" (optional)}"
-      }
-      guard statuses.contains(status) else {
-        return "\"error\".\"status\" is one of \(statuses.joined(separator: ", "))"
-      }
-      if keys.contains(where: { $0.key != "status" && $0.key != "message" }) {
-        return "\"error\" has only \"status\" and \"message\""
-      }
-      if let message = error["message"], case .string = message {} else if error["message"] != nil {
-        return "\"error\".\"message\" is a string"
-      }
-    }
-    return nil
   }
 }
 
@@ -361,6 +252,7 @@ final class ScenarioRunner<R: Reducer> where R.State: Codable & Sendable, R.Acti
   func fail(_ message: String) { location.report(prefix + message) }
 
   func run() async {
+    // The normal form: every option is there, with its default.
     let options = scenario.value["options"]
     let initialState: R.State
     do {
@@ -400,7 +292,7 @@ final class ScenarioRunner<R: Reducer> where R.State: Codable & Sendable, R.Acti
       self.prefix = prefix
       store.issuePrefix = prefix
       await self.step(step, store: store, clock: clock, host: host)
-      finished = step["finish"] != nil
+      finished = Self.kind(of: step) == "finish"
     }
     prefix = "\(label), after the last step:\n"
     store.issuePrefix = prefix
@@ -409,22 +301,41 @@ final class ScenarioRunner<R: Reducer> where R.State: Codable & Sendable, R.Acti
 
   // MARK: Steps
 
-  func decodeState(_ value: JSONValue) -> R.State? {
-    do {
-      return try WireDecoder(rootNoun: "state").decode(R.State.self, from: value)
-    } catch {
-      fail("the expected state is not a state of the feature: \(error.message)")
-      return nil
-    }
+  /// A step's kind: the normal form puts it first.
+  static func kind(of step: JSONValue) -> String {
+    guard case let .object(members) = step, let first = members.first else { return "" }
+    return first.key
   }
 
-  /// The assertion for a step's `state`: nil (no change) when it equals the current state.
-  func assertion(_ step: JSONValue, current: State) -> ((inout State) -> Void)?? {
-    guard let given = step["state"] else { return .some(nil) }
-    guard let expected = decodeState(given) else { return nil }
-    let value = WireValue(value: expected)
-    if exhaustive, value == current { return .some(nil) }
-    return .some({ $0 = value })
+  /// `value` as JSON (the wire form a C host reads), or nil if it cannot be encoded.
+  func json<T: Encodable>(_ value: T) -> JSONValue? {
+    try? WireEncoder(explicitNulls: true).encodeToJSONValue(value)
+  }
+
+  /// The wire format's output form of an action: `{"increment": {}}` and `{"increment":
+  /// null}` are `"increment"` (as the C and Python runners compare actions).
+  static func outputForm(_ action: JSONValue) -> JSONValue {
+    if case let .object(members) = action, members.count == 1 {
+      switch members[0].value {
+      case .null: return .string(members[0].key)
+      case .object(let payload) where payload.isEmpty: return .string(members[0].key)
+      default: break
+      }
+    }
+    return action
+  }
+
+  /// Sets the store's check of the state after the next send or receive: the step's
+  /// `"state"` by the format's rule (none: the store's own check, no change when exhaustive).
+  func expectState(_ step: JSONValue, store: TestStore<State, Action>) {
+    guard let written = step["state"] else {
+      store.expectedState = nil
+      return
+    }
+    store.expectedState = { [self] actual in
+      guard let actual = json(actual.value) else { return "the state cannot be encoded" }
+      return JSONMatch.describe(expected: written, actual: actual)
+    }
   }
 
   func expectError(_ step: JSONValue, _ call: String, _ outcome: _HostError?) {
@@ -444,10 +355,12 @@ final class ScenarioRunner<R: Reducer> where R.State: Codable & Sendable, R.Acti
 
   func step(_ step: JSONValue, store: TestStore<State, Action>, clock: TestClock, host: _TestHost) async {
     let here = location
-    if let action = step["send"] {
+    defer { store.expectedState = nil }
+    switch Self.kind(of: step) {
+    case "send":
       let decoded: R.Action
       do {
-        decoded = try Feature._decodeAction(R.Action.self, action.serializedBytes())
+        decoded = try Feature._decodeAction(R.Action.self, (step["send"] ?? .null).serializedBytes())
       } catch {
         expectError(step, "the send", error)
         return
@@ -455,68 +368,87 @@ final class ScenarioRunner<R: Reducer> where R.State: Codable & Sendable, R.Acti
       if step["error"] != nil {
         expectError(step, "the send", nil)
       }
-      guard let assertion = assertion(step, current: store.state) else { return }
+      expectState(step, store: store)
       await store.send(
-        WireValue(value: decoded), assert: assertion,
+        WireValue(value: decoded),
         fileID: here.fileID, filePath: here.filePath, line: here.line, column: here.column)
-    } else if let action = step["receive"] {
-      let decoded: R.Action
-      do {
-        decoded = try Feature._decodeAction(R.Action.self, action.serializedBytes())
-      } catch {
-        fail("the received action is not an action of the feature: \(error)")
-        return
-      }
-      guard let assertion = assertion(step, current: store.state) else { return }
+    case "receive":
+      let expected = Self.outputForm(step["receive"] ?? .null)
+      let text = expected.serialized()
+      let shown = text.count > 200 ? text.prefix(197) + "..." : text
+      expectState(step, store: store)
       await store.receive(
-        WireValue(value: decoded), assert: assertion,
-        fileID: here.fileID, filePath: here.filePath, line: here.line, column: here.column)
-    } else if case let .int(milliseconds)? = step["advance_ms"] {
+        shown,
+        { [self] action in
+          guard let actual = json(action.value) else { return false }
+          return JSONMatch.matches(expected, Self.outputForm(actual))
+        },
+        timeout: nil, assert: nil,
+        _Location(fileID: here.fileID, filePath: here.filePath, line: here.line, column: here.column),
+        expected: nil)
+    case "advance_ms":
+      guard let milliseconds = ScenarioFormat.milliseconds(step["advance_ms"]) else { return }
       await clock.advance(by: .milliseconds(milliseconds))
-    } else if let expected = step["request"] {
+    case "request":
+      guard let expected = step["request"] else { return }
       while true {
         guard let event = await nextEvent(store: store, host: host) else {
           fail("expected the request \(expected.serialized()), but the host got no request event within \(timeout)")
           return
         }
-        let matches = event["cancelled"] == nil && event["name"] == expected["name"]
-          && event["payload"] == expected["payload"]
-        if matches, let id = expected["id"], event["id"] != id {
+        let isRequest = event["cancelled"] == nil
+        var difference: String?
+        if isRequest {
+          let want: JSONValue = ["name": expected["name"] ?? .null, "payload": expected["payload"] ?? .null]
+          let got: JSONValue = ["name": event["name"] ?? .null, "payload": event["payload"] ?? .null]
+          difference = JSONMatch.describe(expected: want, actual: got)
+        }
+        let matches = isRequest && difference == nil
+        if matches, let id = ScenarioFormat.requestID(expected["id"]), ScenarioFormat.requestID(event["id"]) != id {
           fail("expected the request \(expected.serialized()), but its id is \(event["id"]?.serialized() ?? "?")")
         }
         if matches { return }
         if exhaustive {
-          fail("expected the request \(expected.serialized()), but the next host event is \(event.serialized())")
+          if let difference {
+            fail("the next request is not the expected one:\n\(difference)")
+          } else {
+            fail("expected the request \(expected.serialized()), but the next host event is \(event.serialized())")
+          }
           return
         }
       }
-    } else if case let .int(id)? = step["resolve"] {
+    case "resolve":
+      guard let id = ScenarioFormat.requestID(step["resolve"]) else { return }
       var outcome: _HostError?
-      do { try host.resolve(UInt64(id), step["response"] ?? .null) } catch { outcome = error }
+      do { try host.resolve(id, step["response"] ?? .null) } catch { outcome = error }
       expectError(step, "rk_store_resolve(\(id))", outcome)
-    } else if case let .int(id)? = step["fail"], case let .string(message)? = step["message"] {
+    case "fail":
+      guard let id = ScenarioFormat.requestID(step["fail"]), case let .string(message)? = step["message"] else { return }
       var outcome: _HostError?
-      do { try host.fail(UInt64(id), message: message) } catch { outcome = error }
+      do { try host.fail(id, message: message) } catch { outcome = error }
       expectError(step, "rk_store_fail(\(id))", outcome)
-    } else if case let .int(id)? = step["cancelled"] {
+    case "cancelled":
+      guard let id = ScenarioFormat.requestID(step["cancelled"]) else { return }
       while true {
         guard let event = await nextEvent(store: store, host: host) else {
           fail("expected the cancellation of request \(id), but the host got no event within \(timeout)")
           return
         }
-        if event["cancelled"] == .bool(true), event["id"] == .int(id) { return }
+        if event["cancelled"] == .bool(true), ScenarioFormat.requestID(event["id"]) == id { return }
         if exhaustive {
           fail("expected the cancellation of request \(id), but the next host event is \(event.serialized())")
           return
         }
       }
-    } else if step["finish"] != nil {
+    case "finish":
       await store.finish(fileID: here.fileID, filePath: here.filePath, line: here.line, column: here.column)
       collectEvents(host)
       if exhaustive, !events.isEmpty {
         fail("\(events.count) host event(s) were not asserted: \(events.map { $0.serialized() }.joined(separator: ", "))")
       }
       events.removeAll()
+    default:
+      fail("not a step of the normal form: \(step.serialized())")
     }
   }
 
@@ -554,11 +486,12 @@ final class ScenarioRunner<R: Reducer> where R.State: Codable & Sendable, R.Acti
       await store.cancelEffects()
       await store.finish(fileID: here.fileID, filePath: here.filePath, line: here.line, column: here.column)
     }
-    if let given = scenario.value["final_state"], let expected = decodeState(given) {
-      let actual = store.state.value
-      if WireValue(value: expected) != store.state {
-        let difference = diff(expected, actual, format: .proportional)
-          .map { "\($0)\n(Expected: −, Actual: +)" } ?? "expected \(expected), actual \(actual)"
+    if let expected = scenario.value["final_state"] {
+      guard let actual = json(store.state.value) else {
+        fail("the final state cannot be encoded")
+        return
+      }
+      if let difference = JSONMatch.describe(expected: expected, actual: actual) {
         fail("the final state is not the expected one:\n\(difference)")
       }
     }

@@ -50,6 +50,10 @@ public final class TestStore<State: Equatable, Action: Sendable> {
   private var finished = false
   /// Put before every failure message (the scenario runner names the scenario and step).
   var issuePrefix = ""
+  /// The scenario runner's check of the state after the next send or receive, by the scenario
+  /// format's rule: nil when the state is as expected, else what differs. When set, it
+  /// replaces the assertion closure's comparison (which is then nil).
+  var expectedState: ((_ actual: State) -> String?)?
 
   /// A test store for the reducer `reducer` builds.
   ///
@@ -189,7 +193,9 @@ public final class TestStore<State: Equatable, Action: Sendable> {
       expected: nil)
   }
 
-  private func receive(
+  /// Asserts that an effect sent an action matching `isMatching` next, described by `label`
+  /// in failures (the scenario runner: the expected action as JSON).
+  func receive(
     _ label: String,
     _ isMatching: (Action) -> Bool,
     timeout: Duration?,
@@ -303,6 +309,12 @@ public final class TestStore<State: Equatable, Action: Sendable> {
     update: ((inout State) throws -> Void)?,
     _ here: _Location
   ) {
+    if let expectedState {
+      if let difference = expectedState(after) {
+        fail("A state change does not match expectation after \(step):\n\(difference.indent(by: 2))", here)
+      }
+      return
+    }
     var expected = exhaustivity == .on ? before : after
     if let update {
       do {

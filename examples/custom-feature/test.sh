@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the user package's own dynamic library as the README's "Exposing your own features"
 # says (its Package.swift and build command are the README's, but for the dependency by path),
-# checks that it links without warnings, carries the Swift runtime, stays at most 20 MB with
+# checks that it links without warnings, carries the Swift runtime, stays at most 24 MB with
 # the default settings, has its soname and exports only the header's functions and the
 # registration hook, and drives its feature from C; then runs its scenarios (scenarios/) with the three
 # runners (reducerkit-check, Python's check and pytest plugin, the Swift test target, whose
@@ -10,7 +10,9 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 cd "$here"
-max_bytes=$((20 * 1024 * 1024))
+# About 21 MB as built here (unstripped: symbols and debug information included); Foundation,
+# which the check is for, would add ~60 MB. The limit leaves room for the library to grow.
+max_bytes=$((24 * 1024 * 1024))
 
 # The README's Package.swift block is this package's, with the README's URL for the path.
 snippets=$(mktemp -d)
@@ -59,7 +61,7 @@ echo "custom-feature: libscoreboard.so: soname $soname, exports the $(($(wc -l <
 size=$(stat -L -c %s "$lib/libscoreboard.so")
 echo "custom-feature: libscoreboard.so is $(( (size + 500000) / 1000000 )) MB ($size bytes; at most $max_bytes)"
 if [ "$size" -gt "$max_bytes" ]; then
-  echo "custom-feature: libscoreboard.so is larger than 20 MB: is Foundation linked in?" >&2
+  echo "custom-feature: libscoreboard.so is larger than 24 MB: is Foundation linked in?" >&2
   exit 1
 fi
 # The README's figures (MB: 10^6 bytes) are this build's, give or take 1 MB.

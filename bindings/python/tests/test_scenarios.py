@@ -4,6 +4,7 @@ plugin."""
 
 from __future__ import annotations
 
+import copy
 import importlib.metadata
 import io
 import json
@@ -25,9 +26,12 @@ from reducerkit.testing import (
     scenario_files,
     validate_scenario,
 )
+from reducerkit.testing.scenarios import STEP_KINDS, check_files, json_match
 
 FILES = scenario_files(SCENARIOS) if SCENARIOS.is_dir() else []
 WRONG = sorted((SCENARIOS / "wrong").glob("*.wrong.json")) if SCENARIOS.is_dir() else []
+# Tests/scenarios/hostile: NAME.pass.json and NAME.fail.json, the verdict every runner gives.
+HOSTILE = sorted((SCENARIOS / "hostile").glob("*.json")) if SCENARIOS.is_dir() else []
 SCHEMA = SCENARIOS / "scenario.schema.json"
 CHECK = REPO / "build" / "reducerkit-check"
 
@@ -92,20 +96,37 @@ MALFORMED = [
     {"name": "x", "feature": "counter", "steps": [{"send": "x", "state": {}, "error": {"status": "RK_ERR_ACTION"}}]},
     {"name": "x", "feature": "counter", "steps": [{"advance_ms": 1, "state": {}}]},
     {"name": "x", "feature": "counter", "steps": [{"cancelled": "1"}]},
+    # The strings of the format itself hold no U+0000; name and feature are not empty.
+    {"name": "", "feature": "counter", "steps": []},
+    {"name": "x", "feature": "counter\u0000garbage", "steps": []},
+    {"name": "x\u0000", "feature": "counter", "steps": []},
+    {"name": "x", "feature": "counter", "steps": [{"advance_ms\u0000": 1}]},
+    {"name": "x", "feature": "counter", "steps": [{"send\u0000x": "increment"}]},
+    {"name": "x", "feature": "counter", "steps": [{"fail": 1, "message": "a\u0000b"}]},
+    {"name": "x", "feature": "counter", "steps": [{"request": {"name": "n\u0000", "payload": 1}}]},
+    {"name": "x", "feature": "counter", "options": {"provide": ["numberFact\u0000"]}, "steps": []},
+    {"name": "x", "feature": "counter",
+     "steps": [{"send": "x", "error": {"status": "RK_ERR_ACTION", "message": "\u0000"}}]},
+    # Integers in their C type's range.
+    {"name": "x", "feature": "counter", "steps": [{"advance_ms": 2**63}]},
+    {"name": "x", "feature": "counter", "steps": [{"resolve": 2**64, "response": 1}]},
+    {"name": "x", "feature": "counter", "steps": [{"cancelled": 0}]},
+    {"name": "x", "feature": "counter", "steps": [{"request": {"id": 2**64 + 1, "name": "n", "payload": 1}}]},
+    {"name": "x", "feature": "counter", "options": {"provide": ["numberFact", "numberFact"]}, "steps": []},
 ]
 
 
 @pytest.mark.parametrize("scenario", MALFORMED, ids=range(len(MALFORMED)))
 def test_the_schema_and_the_runners_reject_the_same_malformed_scenarios(
-        scenario: dict[str, Any], tmp_path: Path) -> None:
+        lib: Library, scenario: dict[str, Any], tmp_path: Path) -> None:
     assert list(_validator().iter_errors(scenario)), "the schema accepts it"
     with pytest.raises(ScenarioError):
         validate_scenario(scenario)
     if CHECK.exists():  # reducerkit-check says the same
         path = tmp_path / "bad.scenario.json"
         path.write_text(json.dumps(scenario))
-        done = subprocess.run([str(CHECK), str(path)], capture_output=True, text=True,
-                              timeout=60)
+        done = subprocess.run([str(CHECK), "--lib", lib.path, str(path)], capture_output=True,
+                              text=True, timeout=60)
         assert done.returncode == 1, done.stdout + done.stderr
         assert "0 passed, 1 failed" in done.stdout
 
@@ -115,6 +136,243 @@ def test_wrong_scenarios_are_valid_except_the_malformed_ones() -> None:
     for path in WRONG:
         errors = list(validator.iter_errors(json.loads(path.read_text())))
         assert bool(errors) == (path.stem.split(".")[0] in ("malformed_step", "old_format")), path
+
+
+# A scenario with every kind of step and every optional member: each mutation of it is
+# accepted by both the schema and the library (rk_scenario_parse), or refused by both.
+_FULL: dict[str, Any] = {
+    "name": "every member", "feature": "counter",
+    "options": {"clock": "test", "initial_state": {"count": 1}, "provide": ["numberFact"]},
+    "exhaustive": True,
+    "steps": [
+        {"send": "increment", "state": {"count": 2}},
+        {"send": "x", "error": {"status": "RK_ERR_ACTION", "message": "m"}},
+        {"receive": "y", "state": {}},
+        {"advance_ms": 5},
+        {"request": {"id": 1, "name": "numberFact", "payload": 1}},
+        {"resolve": 1, "response": "r", "error": {"status": "RK_ERR_RESPONSE"}},
+        {"fail": 2, "message": "m", "error": {"status": "RK_ERR_INVALID_ARGUMENT", "message": "f"}},
+        {"cancelled": 3},
+        {"finish": True},
+    ],
+    "final_state": {"count": 2},
+}
+# What a mutation puts in place of a member: every JSON type, the edges of the integer ranges
+# (1.0 and 1e3 are integers to JSON Schema, and to the format), U+0000 in a string.
+_VALUES: list[Any] = [None, True, False, 0, -1, 1, 1.0, 1.5, -0.0, 1e3, 2**63 - 1, 2**63,
+                      2**64 - 1, 2**64, "", "x", "a\u0000b", "test", "live", "RK_ERR_ACTION",
+                      "RK_OK", [], ["numberFact"], ["a", "a"], [1], {}, {"status": "RK_ERR_JSON"}]
+
+
+def _objects(doc: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """The paths of the format's own objects in _FULL (not of the values they carry)."""
+    found = [path]
+    for key, value in (doc.items() if isinstance(doc, dict) else []):
+        if key in ("options", "request", "error") and isinstance(value, dict):
+            found += _objects(value, path + (key,))
+        elif key == "steps":
+            for i, step in enumerate(value):
+                found += _objects(step, path + (key, i))
+    return found
+
+
+def _at(doc: Any, path: tuple[Any, ...]) -> Any:
+    for part in path:
+        doc = doc[part]
+    return doc
+
+
+def _mutations() -> list[Any]:
+    out: list[Any] = []
+    for path in _objects(_FULL):
+        for key in list(_at(_FULL, path)):
+            removed = copy.deepcopy(_FULL)
+            del _at(removed, path)[key]
+            out.append(removed)
+            for value in _VALUES:
+                changed = copy.deepcopy(_FULL)
+                _at(changed, path)[key] = value
+                out.append(changed)
+        for extra in ("x", "send", "state", "error", "message", "response", "id", "clock"):
+            added = copy.deepcopy(_FULL)
+            if extra not in _at(added, path):
+                _at(added, path)[extra] = 1
+                out.append(added)
+    for value in _VALUES:  # a step that is not an object, or a document that is not one
+        changed = copy.deepcopy(_FULL)
+        changed["steps"][0] = value
+        out += [changed, value]
+    return out
+
+
+def test_the_schema_and_the_library_agree_on_every_mutation(lib: Library) -> None:
+    validator = _validator()
+    disagree = []
+    mutations = _mutations()
+    assert len(mutations) > 1000
+    for doc in mutations:
+        schema_ok = validator.is_valid(doc)
+        try:
+            validate_scenario(doc, lib)
+            library_ok = True
+        except ScenarioError as e:
+            library_ok = False
+            assert len(str(e)) < 1000 and "\u0000" not in str(e), str(e)
+        if schema_ok != library_ok:
+            disagree.append((json.dumps(doc)[:300], schema_ok, library_ok))
+    assert not disagree, disagree[:5]
+
+
+def test_the_normal_form(lib: Library, tmp_path: Path) -> None:
+    normal = load_scenario(SCENARIOS / "counter_basics.scenario.json", lib)
+    assert normal["options"] == {"clock": "test", "initial_state": None, "provide": []}
+    assert normal["exhaustive"] is True
+    assert all(next(iter(step)) in STEP_KINDS for step in normal["steps"])
+    text = json.dumps({"name": "n", "feature": "counter", "options": {"clock": "live"},
+                       "steps": [{"state": None, "send": "increment"},
+                                 {"message": "m", "fail": 1.0},
+                                 {"request": {"payload": 1, "id": 1e3, "name": "n"}},
+                                 {"advance_ms": 2**63 - 1}, {"resolve": 2**64 - 1, "response": 1}],
+                       "final_state": None})
+    path = tmp_path / "normal.scenario.json"
+    path.write_text(text)
+    normal = load_scenario(path, lib)
+    assert normal == {
+        "name": "n", "feature": "counter",
+        "options": {"clock": "live", "initial_state": None, "provide": []}, "exhaustive": True,
+        "steps": [{"send": "increment"}, {"fail": 1, "message": "m"},
+                  {"request": {"name": "n", "payload": 1, "id": 1000}},
+                  {"advance_ms": 2**63 - 1}, {"resolve": 2**64 - 1, "response": 1}]}
+    assert [list(step) for step in normal["steps"]][1] == ["fail", "message"]
+
+
+# ---- the format's comparison (rk_json_match) --------------------------------------------------
+
+@pytest.mark.parametrize(("expected", "actual", "difference"), [
+    ({"total": 500}, {"total": 500, "coupon": None}, None),  # the issue's request payload
+    ({"total": 500, "coupon": None}, {"total": 500}, None),
+    ({"b": 1, "a": [1, 2.0]}, {"a": [1.0, 2], "b": 1.0}, None),
+    (2**63, 2**63 - 1, "$: expected 9223372036854775808, actual 9223372036854775807"),
+    (2**64 + 1, 2**64 + 1, None),
+    (True, 1, "$: expected true, actual 1"),
+    ({"a": None}, {"a": 0}, "$.a: expected null, actual 0"),
+    ([1], [1, 2], "$[1]: expected (missing), actual 2"),
+    ({"odd key": {"x": "é"}}, {"odd key": {"x": "e\u0301"}},
+     "$['odd key'].x: expected \"é\", actual \"e\u0301\""),
+    ({"n": "a\u0000"}, {"n": "a"}, '$.n: expected "a\\u0000", actual "a"'),
+])
+def test_json_match(lib: Library, expected: Any, actual: Any, difference: str | None) -> None:
+    assert json_match(expected, actual, lib) == difference
+
+
+def test_json_match_bounds_its_description(lib: Library) -> None:
+    difference = json_match({str(i): "x" * 500 for i in range(30)}, {}, lib)
+    assert difference is not None
+    lines = difference.splitlines()
+    assert len(lines) == 11 and lines[-1] == "(more differences not shown)"
+    assert all(len(line) < 200 for line in lines)
+    with pytest.raises(Exception, match="expected: "):
+        json_match(b"{", b"1", lib)
+
+
+# ---- hostile files: every runner gives each the verdict its name says ------------------------
+
+@pytest.mark.parametrize("path", HOSTILE, ids=[f.name for f in HOSTILE])
+def test_a_hostile_file_gets_its_verdict(lib: Library, path: Path) -> None:
+    if path.name.endswith(".pass.json"):
+        run_scenario(path, lib)
+    else:
+        with pytest.raises((ScenarioFailure, ScenarioError)):
+            run_scenario(path, lib)
+
+
+def _blocks(output: str) -> dict[str, list[str]]:
+    """reducerkit-check's output by file: its line, then what failed."""
+    blocks: dict[str, list[str]] = {}
+    current: list[str] = []
+    for line in output.splitlines():
+        if line.startswith(("ok     ", "FAILED ")):
+            current = [line]
+            blocks[line.split(" ", 1)[1].lstrip().split(": ", 1)[0]] = current
+        elif line.startswith(" "):
+            current.append(line)
+    return blocks
+
+
+@pytest.mark.skipif(not CHECK.exists(), reason="build/reducerkit-check not built (make)")
+def test_reducerkit_check_and_python_agree_on_hostile_files(lib: Library) -> None:
+    """The same verdict, and the same kind of message: the library's own message for a file
+    that is not a scenario, the same differences for values that differ."""
+    assert len(HOSTILE) >= 15 and any(f.name.endswith(".pass.json") for f in HOSTILE)
+    paths = [os.path.relpath(f, REPO) for f in HOSTILE]
+    c = subprocess.run([str(CHECK), "--lib", lib.path, *paths], capture_output=True,
+                       text=True, cwd=REPO, timeout=120)
+    cwd = os.getcwd()
+    os.chdir(REPO)
+    try:
+        status, out, _ = _check(lib, *paths)
+    finally:
+        os.chdir(cwd)
+    assert status == c.returncode == 1
+    python, native = _blocks(out), _blocks(c.stdout)
+    assert list(python) == list(native) == paths
+    for path in paths:
+        want_pass = path.endswith(".pass.json")
+        assert python[path][0].startswith("ok ") == want_pass, python[path]
+        assert python[path][0] == native[path][0]
+        if not want_pass and not native[path][1].startswith("    step "):
+            assert python[path][1] == native[path][1]  # the library's message, verbatim
+        assert ([line for line in python[path] if line.startswith("      $")]
+                == [line for line in native[path] if line.startswith("      $")])
+    passed = sum(f.name.endswith(".pass.json") for f in HOSTILE)
+    assert out.splitlines()[-1] == c.stdout.splitlines()[-1] == \
+        f"{passed} passed, {len(HOSTILE) - passed} failed"
+
+
+def test_a_directory_run_reports_every_file_and_does_not_follow_directory_links(
+        lib: Library, tmp_path: Path) -> None:
+    """One bad file never stops the run (the C runner stopped at a NUL key, Python at a file
+    nested 1000 deep), and a link to a directory is not followed (a link to itself ran each
+    file again and again, two never returned)."""
+    for f in HOSTILE:
+        (tmp_path / (f.name[: -len(".json")] + ".scenario.json")).write_bytes(f.read_bytes())
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    (sub / "z_last.scenario.json").write_bytes(FILES[0].read_bytes())
+    (tmp_path / "self").symlink_to(".")
+    (sub / "up").symlink_to("..")
+    (sub / "loop").symlink_to(".")
+    (tmp_path / "linked.scenario.json").symlink_to(FILES[0])
+    count = len(HOSTILE) + 2
+    passed = sum(f.name.endswith(".pass.json") for f in HOSTILE) + 2
+    summary = f"{passed} passed, {count - passed} failed"
+    files = scenario_files(tmp_path)
+    assert len(files) == count
+    out = io.StringIO()
+    assert check_files(files, out=out, library=lib) == 1
+    lines = out.getvalue().splitlines()
+    assert lines[-1] == summary
+    assert "Traceback" not in out.getvalue() and "RecursionError" not in out.getvalue()
+    assert any(line.startswith("ok     ") and "z_last" in line for line in lines)
+    if CHECK.exists():
+        c = subprocess.run([str(CHECK), "--lib", lib.path, str(tmp_path)], capture_output=True,
+                           text=True, timeout=120)
+        assert c.returncode == 1, c.stderr
+        assert c.stdout.splitlines()[-1] == summary
+        heads = [line for line in c.stdout.splitlines() if not line.startswith(" ")]
+        assert heads == [line for line in lines if not line.startswith(" ")]
+
+
+def test_check_reports_a_deep_file_and_goes_on(lib: Library, tmp_path: Path) -> None:
+    deep = tmp_path / "deep.scenario.json"
+    deep.write_text('{"name": "deep", "feature": "counter", "steps": [{"send": '
+                    + "[" * 2000 + "]" * 2000 + "}]}")
+    status, out, _ = _check(lib, str(deep), str(FILES[0]))
+    assert status == 1
+    lines = out.splitlines()
+    assert lines[0] == f"FAILED {deep}: (no name)"
+    assert "nested deeper than 516 levels" in lines[1]
+    assert lines[-1] == "1 passed, 1 failed"
 
 
 # ---- failures say where and what ------------------------------------------------------------

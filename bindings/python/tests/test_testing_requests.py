@@ -293,14 +293,14 @@ def test_scenario_cancelled_step_fails_on_a_request(lib: Library) -> None:
 
 
 @pytest.mark.parametrize("step, message", [
-    ({"send": "increment", "response": "x"}, "unknown key 'response' in a send step"),
-    ({"resolve": 1, "message": "x"}, "unknown key 'message' in a resolve step"),
+    ({"send": "increment", "response": "x"}, 'unknown key "response" in a send step'),
+    ({"resolve": 1, "message": "x"}, 'unknown key "message" in a resolve step'),
     ({"request": {"id": 1, "name": "numberFact", "payload": 0}, "state": {}},
-     "unknown key 'state' in a request step"),
+     'unknown key "state" in a request step'),
     ({"resolve": 1}, 'needs a "response"'),
     ({"fail": 1}, 'needs a "message"'),
-    ({"resolve": "1", "response": "x"}, "a request id is a whole number"),
-    ({"request": "numberFact"}, "a request step is"),
+    ({"resolve": "1", "response": "x"}, "expected a request id, a whole number"),
+    ({"request": "numberFact"}, r'request: expected \{"name"'),
     ({"request": {}, "cancelled": 1}, "exactly one of"),
 ])
 def test_scenario_malformed_request_steps(lib: Library, step: dict[str, object],
@@ -310,5 +310,5 @@ def test_scenario_malformed_request_steps(lib: Library, step: dict[str, object],
 
 
 def test_scenario_unknown_top_level_key(lib: Library) -> None:
-    with pytest.raises(ValueError, match=r"unknown key 'providers' at \$"):
+    with pytest.raises(ValueError, match=r'unknown key "providers" at \$'):
         run_scenario(_scenario([], providers=["numberFact"]), library=lib)

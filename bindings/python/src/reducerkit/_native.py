@@ -118,6 +118,11 @@ FUNCTIONS: dict[str, tuple[Sequence[Any], Any]] = {
     "rk_store_request_fd": ([c_void_p, POINTER(c_int)], _status),
     "rk_store_resolve": ([c_void_p, c_uint64, c_char_p], _status),   # response JSON, borrowed
     "rk_store_fail": ([c_void_p, c_uint64, c_char_p], _status),      # message, borrowed
+    # Scenario files: the format's checks and normal form, and its comparison of values
+    "rk_scenario_parse": ([c_char_p, c_size_t, _OUT_STR, _OUT_LEN], _status),
+    # expected, its length, actual, its length, out equal, out diff (owned; NULL: equal), len
+    "rk_json_match": ([c_char_p, c_size_t, c_char_p, c_size_t, POINTER(c_int), _OUT_STR,
+                       _OUT_LEN], _status),
 }
 
 
@@ -203,6 +208,8 @@ class Library:
     rk_store_request_fd: Callable[..., int]
     rk_store_resolve: Callable[[Any, int, bytes], int]
     rk_store_fail: Callable[[Any, int, bytes], int]
+    rk_scenario_parse: Callable[..., int]
+    rk_json_match: Callable[..., int]
 
     def __init__(self, path: str, cdll: ctypes.CDLL) -> None:
         self.path = path

@@ -85,7 +85,15 @@ def _normalize_action(action: Any) -> Any:
 
 
 def _show(action: Any) -> str:
+    if isinstance(action, (bytes, bytearray)):  # JSON text
+        return bytes(action).decode("utf-8", "replace")
     return compact(action)
+
+
+def _differences(expected: Any, actual: Any) -> str | None:
+    """``None`` when the values are equal JSON values (``true`` is not ``1``), else a
+    path-by-path summary and a unified diff."""
+    return None if json_equal(expected, actual) else describe_changes(expected, actual)
 
 
 def _show_request(request: Request) -> str:
@@ -137,8 +145,10 @@ class TestStore(Generic[StateT, ActionT]):
         # Host request events not asserted yet, and the requests receive_request returned.
         self._events: deque[tuple[str, Request]] = deque(self.store._host_events())
         self._asserted: dict[int, Request] = {}
-        # How states are compared (the scenario runner lets a null member equal an absent one).
-        self._equal: Callable[[Any, Any], bool] = json_equal
+        # How states, actions and request payloads are compared: None when equal, else what
+        # differs (shown after the label). The scenario runner uses the format's rule.
+        self._differ: Callable[[Any, Any], str | None] = _differences
+        self._diff_label = " (-expected +actual)"
 
     # ---- state ---------------------------------------------------------------------
 
@@ -252,18 +262,20 @@ class TestStore(Generic[StateT, ActionT]):
         __tracebackhide__ = True
         if self.exhaustive:
             expected = self._expected(previous, changes, kw)
-            if not self._equal(expected, actual):
-                self._fail(f"state after {what} is not the expected state "
-                           f"(-expected +actual):\n{describe_changes(expected, actual)}")
+            difference = self._differ(expected, actual)
+            if difference is not None:
+                self._fail(f"state after {what} is not the expected state"
+                           f"{self._diff_label}:\n{difference}")
         elif changes is not None or kw:
             # Only what was asserted counts: the changes must hold on the actual state
             # (absolute assertions) or lead to it from the previous one (relative ones).
             on_actual = self._expected(actual, changes, kw)
-            if not self._equal(on_actual, actual):
+            difference = self._differ(on_actual, actual)
+            if difference is not None:
                 on_previous = self._expected(previous, changes, kw)
-                if not self._equal(on_previous, actual):
-                    self._fail(f"state after {what} does not match the asserted changes "
-                               f"(-expected +actual):\n{describe_changes(on_actual, actual)}")
+                if self._differ(on_previous, actual) is not None:
+                    self._fail(f"state after {what} does not match the asserted changes"
+                               f"{self._diff_label}:\n{difference}")
         self._state = actual
 
     def _pending_text(self) -> str:
@@ -336,10 +348,10 @@ class TestStore(Generic[StateT, ActionT]):
                        f"received within {self.timeout} s ({hint})")
         if self.exhaustive:
             record = self._received.popleft()
-            if not json_equal(_normalize_action(record["action"]), expected_action):
+            difference = self._differ(expected_action, _normalize_action(record["action"]))
+            if difference is not None:
                 self._received.appendleft(record)
-                self._fail(f"received an unexpected action (-expected +actual):\n"
-                           f"{describe_changes(expected_action, record['action'])}\n"
+                self._fail(f"received an unexpected action{self._diff_label}:\n{difference}\n"
                            f"received actions not asserted yet:\n{self._pending_text()}")
         else:
             record = self._skip_until(expected_action)
@@ -353,7 +365,7 @@ class TestStore(Generic[StateT, ActionT]):
         while True:
             while self._received:
                 record = self._received.popleft()
-                if json_equal(_normalize_action(record["action"]), expected_action):
+                if self._differ(expected_action, _normalize_action(record["action"])) is None:
                     return record
                 self._state = record["state"]
             if not self._await_received(max(0.0, deadline - time.monotonic())):
@@ -395,7 +407,8 @@ class TestStore(Generic[StateT, ActionT]):
                            f"within {self.timeout} s ({hint})")
             kind, request = self._events[0]
             actual = {"name": request.name, "payload": request.payload}
-            if kind == "request" and json_equal(expected, actual):
+            difference = self._differ(expected, actual) if kind == "request" else ""
+            if difference is None:
                 self._events.popleft()
                 self._asserted[request.id] = request
                 return request
@@ -404,9 +417,9 @@ class TestStore(Generic[StateT, ActionT]):
                     self._fail(f"expected the request {shown}, but the next host event is "
                                f"{_show_event((kind, request))}\nhost events not asserted "
                                f"yet:\n{self._events_text()}")
-                self._fail(f"the next request is not the expected one (-expected +actual):\n"
-                           f"{describe_changes(expected, actual)}\nhost events not asserted "
-                           f"yet:\n{self._events_text()}")
+                self._fail(f"the next request is not the expected one{self._diff_label}:\n"
+                           f"{difference}\nhost events not asserted yet:\n"
+                           f"{self._events_text()}")
             self._events.popleft()  # not exhaustive: skip what was not asserted
 
     def receive_cancellation(self, request: Request | int) -> None:

@@ -24,21 +24,22 @@ Schema is ``Tests/scenarios/scenario.schema.json``::
 
 from __future__ import annotations
 
-import copy
+import ctypes
+import json
 import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
-from .._diff import json_equal
-from .._json import compact, loads
+from .._json import compact
 from .._native import Library
 from ..errors import ReducerKitError, Status
+from ..store import _resolve_library
 from . import TestStore
 
 __all__ = ["ScenarioError", "ScenarioFailure", "load_scenario", "validate_scenario",
-           "run_scenario", "scenario_files", "check_files", "SUFFIX", "STEP_KINDS",
-           "STATUS_NAMES"]
+           "run_scenario", "scenario_files", "check_files", "json_match", "SUFFIX",
+           "STEP_KINDS", "STATUS_NAMES"]
 
 SUFFIX = ".scenario.json"
 """The file name ending of a scenario: the pytest plugin and ``check`` collect these."""
@@ -47,18 +48,13 @@ STEP_KINDS = ("send", "receive", "advance_ms", "request", "resolve", "fail", "ca
               "finish")
 """Each step has exactly one of these keys."""
 
-TOP_KEYS = ("name", "feature", "options", "exhaustive", "steps", "final_state")
-OPTION_KEYS = ("clock", "initial_state", "provide")
-# The keys a step may have beside its kind, and the kinds they belong to.
-_STEP_EXTRAS = {"state": ("send", "receive"), "response": ("resolve",), "message": ("fail",),
-                "error": ("send", "resolve", "fail")}
-
 STATUS_NAMES = tuple(f"RK_ERR_{s.name}" for s in Status if s is not Status.OK)
 """The statuses an ``"error"`` may name: ``"RK_ERR_ACTION"``, ..."""
 
 
 class ScenarioError(ValueError):
-    """A scenario that is not well-formed (what is wrong, and where: ``$.steps[2]``)."""
+    """A scenario that is not well-formed, or cannot be read: the library's message (what is
+    wrong, and where: ``malformed step at $.steps[2]: ...``), after the file's path."""
 
 
 class ScenarioFailure(AssertionError):
@@ -85,168 +81,145 @@ class ScenarioFailure(AssertionError):
         return f"step {self.step} {text if len(text) <= 120 else text[:117] + '...'}"
 
 
-# ---- reading and checking the format -----------------------------------------------------
+# ---- the format: the library's one definition (rk_scenario_parse, rk_json_match) ---------
 
-def load_scenario(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """Reads and validates a scenario file; raises :class:`ScenarioError` naming the file."""
+def _wire(value: Any) -> bytes:
+    """``value`` as JSON text, exactly (the standard library's encoder: integers of any size;
+    a scenario's floats are doubles, written so that they read back the same)."""
+    return compact(value).encode("utf-8")
+
+
+def _parse(lib: Library, data: bytes, label: str) -> dict[str, Any]:
+    """``rk_scenario_parse``: the scenario in its normal form, or :class:`ScenarioError`
+    with the library's message."""
+    out = ctypes.c_void_p()
+    length = ctypes.c_size_t()
+    status = lib.rk_scenario_parse(data, len(data), out, length)
+    if status:
+        raise ScenarioError(f"{label}{lib.last_error()}")
+    # The standard library's parser: integers stay exact at any size (orjson's would not).
+    normal = json.loads(lib.take_string(out, length))
+    if not isinstance(normal, dict):  # pragma: no cover - the library's normal form
+        raise ScenarioError(f"{label}rk_scenario_parse gave no object")
+    return normal
+
+
+def _normal_form(scenario: Mapping[str, Any] | str | os.PathLike[str], lib: Library,
+                 ) -> dict[str, Any]:
+    if isinstance(scenario, Mapping):
+        try:
+            data = _wire(scenario)
+        except (TypeError, ValueError, RecursionError) as e:
+            raise ScenarioError(f"the scenario cannot be written as JSON: {e}") from None
+        return _parse(lib, data, "")
     try:
-        with open(path, "rb") as f:
+        with open(scenario, "rb") as f:
             data = f.read()
     except OSError as e:
-        raise ScenarioError(f"{path}: cannot read: {e.strerror or e}") from None
-    try:
-        scenario = loads(data)
-    except ValueError as e:
-        raise ScenarioError(f"{path}: not JSON: {e}") from None
-    try:
-        validate_scenario(scenario)
-    except ScenarioError as e:
-        raise ScenarioError(f"{path}: {e}") from None
-    return scenario  # type: ignore[no-any-return]
+        raise ScenarioError(f"{os.fspath(scenario)}: cannot read: {e.strerror or e}") from None
+    return _parse(lib, data, f"{os.fspath(scenario)}: ")
 
 
-def _is_id(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
+def load_scenario(path: str | os.PathLike[str],
+                  library: Library | str | os.PathLike[str] | None = None) -> dict[str, Any]:
+    """Reads and checks a scenario file with the library (``rk_scenario_parse``) and returns
+    it in its normal form (defaults filled in: ``"options"`` with ``"clock"``,
+    ``"initial_state"`` and ``"provide"``; ``"exhaustive"``; each step's kind first).
+
+    Raises:
+        ScenarioError: the file cannot be read, is not JSON or is not a scenario; the message
+            names the file, the JSON path of what is wrong and what was expected.
+    """
+    return _normal_form(path, _resolve_library(library))
 
 
-def _step_problem(step: Any) -> str | None:
-    if not isinstance(step, Mapping):
-        return "a step is an object"
-    kinds = [k for k in STEP_KINDS if k in step]
-    if len(kinds) != 1:
-        return f"a step has exactly one of {', '.join(STEP_KINDS)}"
-    kind = kinds[0]
-    for key in step:
-        if key == kind:
-            continue
-        owners = _STEP_EXTRAS.get(key)
-        if owners is None or kind not in owners:
-            return (f"unknown key {key!r} in a {kind} step: \"state\" belongs to send and "
-                    f"receive, \"response\" to resolve, \"message\" to fail, \"error\" to send, "
-                    f"resolve and fail")
-    if kind == "send" and "state" in step and "error" in step:
-        return 'a send step has "state" or "error", not both'
-    value = step[kind]
-    if kind == "advance_ms" and (isinstance(value, bool) or not isinstance(value, int)
-                                 or value < 0):
-        return "advance_ms is a whole number of milliseconds >= 0"
-    if kind == "request":
-        if (not isinstance(value, Mapping) or not isinstance(value.get("name"), str)
-                or "payload" not in value):
-            return ('a request step is {"request": {"id": N (optional), "name": "...", '
-                    '"payload": ...}}')
-        if set(value) - {"id", "name", "payload"}:
-            return 'a request has only "id", "name" and "payload"'
-        if "id" in value and not _is_id(value["id"]):
-            return "a request id is a whole number >= 1"
-    if kind in ("resolve", "fail", "cancelled") and not _is_id(value):
-        return "a request id is a whole number >= 1"
-    if kind == "resolve" and "response" not in step:
-        return 'a resolve step needs a "response"'
-    if kind == "fail" and not isinstance(step.get("message"), str):
-        return 'a fail step needs a "message" string'
-    if kind == "finish" and value is not True:
-        return 'a finish step is {"finish": true}'
-    if "error" in step:
-        error = step["error"]
-        if not isinstance(error, Mapping) or not isinstance(error.get("status"), str):
-            return '"error" is {"status": "RK_ERR_...", "message": "a fragment" (optional)}'
-        if error["status"] not in STATUS_NAMES:
-            return f'"error"."status" is one of {", ".join(STATUS_NAMES)}'
-        if set(error) - {"status", "message"}:
-            return '"error" has only "status" and "message"'
-        if "message" in error and not isinstance(error["message"], str):
-            return '"error"."message" is a string'
-    return None
+def validate_scenario(scenario: Any,
+                      library: Library | str | os.PathLike[str] | None = None) -> None:
+    """Checks a scenario given as a dict against the format (``rk_scenario_parse``, the rules
+    of ``scenario.schema.json``); raises :class:`ScenarioError` saying what is wrong and
+    where."""
+    lib = _resolve_library(library)
+    if isinstance(scenario, Mapping):
+        _normal_form(scenario, lib)
+        return
+    try:  # not an object: the library's message says so
+        data = _wire(scenario)
+    except (TypeError, ValueError, RecursionError) as e:
+        raise ScenarioError(f"the scenario cannot be written as JSON: {e}") from None
+    _parse(lib, data, "")
 
 
-def validate_scenario(scenario: Any) -> None:
-    """Checks a scenario's shape (the rules of ``scenario.schema.json``); raises
-    :class:`ScenarioError` saying what is wrong and where."""
-    if not isinstance(scenario, Mapping):
-        raise ScenarioError("not a scenario: expected a JSON object at $")
-    for key in scenario:
-        if key not in TOP_KEYS:
-            hint = ' (it belongs in "options")' if key in OPTION_KEYS else ""
-            raise ScenarioError(f"unknown key {key!r} at ${hint}; expected "
-                                f"{', '.join(TOP_KEYS)}")
-    for key in ("name", "feature"):
-        if not isinstance(scenario.get(key), str):
-            raise ScenarioError('"name" and "feature" are required strings at $')
-    if "exhaustive" in scenario and not isinstance(scenario["exhaustive"], bool):
-        raise ScenarioError('"exhaustive" is true or false')
-    options = scenario.get("options", {})
-    if not isinstance(options, Mapping):
-        raise ScenarioError('"options" is an object')
-    for key in options:
-        if key not in OPTION_KEYS:
-            raise ScenarioError(f"unknown option {key!r} at $.options; expected "
-                                f"{', '.join(OPTION_KEYS)}")
-    if options.get("clock", "test") not in ("test", "live"):
-        raise ScenarioError('$.options.clock is "test" or "live"')
-    initial = options.get("initial_state")
-    if initial is not None and not isinstance(initial, Mapping):
-        raise ScenarioError("$.options.initial_state is null or an object")
-    provide = options.get("provide", [])
-    if not isinstance(provide, list) or not all(isinstance(p, str) for p in provide):
-        raise ScenarioError("$.options.provide is an array of endpoint names")
-    steps = scenario.get("steps")
-    if not isinstance(steps, list):
-        raise ScenarioError('"steps" is a required array at $')
-    for index, step in enumerate(steps):
-        problem = _step_problem(step)
-        if problem is not None:
-            raise ScenarioError(f"malformed step $.steps[{index}] {compact(step)[:120]}: "
-                                f"{problem}")
+def json_match(expected: Any, actual: Any,
+               library: Library | str | os.PathLike[str] | None = None) -> str | None:
+    """Compares two JSON values as the scenario format does (``rk_json_match``: key order
+    ignored, a null member equals an absent one, numbers by exact value, ``true`` is not
+    ``1``). Returns ``None`` when they are equal, else the differences, one per line
+    (``$.count: expected 3, actual 2``). ``bytes`` are taken as JSON text."""
+    lib = _resolve_library(library)
+    e = expected if isinstance(expected, bytes) else _wire(expected)
+    a = actual if isinstance(actual, bytes) else _wire(actual)
+    equal = ctypes.c_int()
+    diff = ctypes.c_void_p()
+    length = ctypes.c_size_t()
+    status = lib.rk_json_match(e, len(e), a, len(a), equal, diff, length)
+    if status:
+        raise lib.error(status, "rk_json_match")
+    text = lib.take_string(diff, length).decode("utf-8", "replace")
+    return None if equal.value else text
 
 
 def scenario_files(*paths: str | os.PathLike[str]) -> list[Path]:
     """The scenario files named: a file as it is, a directory as the ``*.scenario.json``
-    files under it (recursively), sorted by path."""
+    files under it (recursively, skipping hidden entries; links to directories are not
+    followed, links to files are), sorted by path."""
     found: list[Path] = []
     for path in paths:
         p = Path(path)
         if p.is_dir():
-            found += sorted(f for f in p.rglob(f"*{SUFFIX}")
-                            if not any(part.startswith(".") for part in f.relative_to(p).parts))
+            found += sorted(_walk(p), key=os.fspath)  # by path text, as reducerkit-check
         else:
             found.append(p)
     return found
 
 
+def _walk(directory: Path) -> Iterable[Path]:
+    pending = [directory]
+    while pending:
+        current = pending.pop()
+        try:
+            entries = list(os.scandir(current))
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                pending.append(Path(entry.path))
+            elif entry.name.endswith(SUFFIX) and not entry.is_dir():
+                yield Path(entry.path)
+
+
 # ---- running -----------------------------------------------------------------------------
-
-def _null_is_missing_equal(a: Any, b: Any) -> bool:
-    """JSON equality where an object member whose value is null equals an absent one (an
-    optional may be written either way)."""
-    if isinstance(a, dict) and isinstance(b, dict):
-        for key in a.keys() | b.keys():
-            x, y = a.get(key), b.get(key)
-            if not _null_is_missing_equal(x, y):
-                return False
-        return True
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_null_is_missing_equal(x, y)
-                                        for x, y in zip(a, b, strict=True))
-    return json_equal(a, b)
-
 
 def _status_name(error: ReducerKitError) -> str:
     return f"RK_ERR_{error.status.name}" if isinstance(error.status, Status) else "RK_ERR_?"
 
 
 class _Run:
-    """One scenario against one :class:`TestStore`."""
+    """One scenario (in its normal form) against one :class:`TestStore`."""
 
-    def __init__(self, scenario: Mapping[str, Any], library: Any, timeout: float) -> None:
-        options = scenario.get("options", {})
+    def __init__(self, scenario: Mapping[str, Any], library: Library, timeout: float) -> None:
+        options = scenario["options"]
+        self.lib = library
         self.name: str = scenario["name"]
-        self.exhaustive = scenario.get("exhaustive", True)
-        self.ts = TestStore(scenario["feature"], clock=options.get("clock", "test"),
-                            initial_state=options.get("initial_state"),
-                            provide=options.get("provide"), exhaustive=self.exhaustive,
+        self.exhaustive: bool = scenario["exhaustive"]
+        self.ts = TestStore(scenario["feature"], clock=options["clock"],
+                            initial_state=options["initial_state"],
+                            provide=options["provide"], exhaustive=self.exhaustive,
                             timeout=timeout, library=library)
-        self.ts._equal = _null_is_missing_equal
+        # States, actions and request payloads compare by the format's rule.
+        self.ts._differ = lambda expected, actual: _indented(json_match(expected, actual, library))
+        self.ts._diff_label = ""
 
     def expect_error(self, step: Mapping[str, Any], call: str, fn: Any, *args: Any) -> None:
         """Runs ``fn(*args)``: it must fail as ``step["error"]`` says, or succeed if the step
@@ -273,29 +246,28 @@ class _Run:
     def step(self, step: Mapping[str, Any]) -> None:
         __tracebackhide__ = True
         ts = self.ts
-        kind = next(k for k in STEP_KINDS if k in step)
+        kind = next(iter(step))  # the normal form: the kind comes first
         value = step[kind]
         if "state" in step:
             expected_state = step["state"]
-            changes: Any = lambda _previous: copy.deepcopy(expected_state)  # noqa: E731
-        elif self.exhaustive:
-            changes = None  # no change
+            changes: Any = lambda _previous: expected_state  # noqa: E731
         else:
-            changes = None  # not checked (TestStore(exhaustive=False) checks what is given)
+            changes = None  # exhaustive: no change; not exhaustive: not checked
         if kind == "send":
+            action = _wire(value)  # exactly the file's JSON (any size of integer, any depth)
             if "error" in step:
                 ts._collect()
                 if ts._received and self.exhaustive:
                     ts._fail(f"must receive {len(ts._received)} action(s) before sending "
                              f"{compact(value)}")
-                before = ts.store.state
-                self.expect_error(step, "the send", ts.store.send, value)
+                before = ts.store.state_json()
+                self.expect_error(step, "the send", ts.store.send, action)
                 if ts._collect():
                     raise AssertionError("the failed send recorded an action")
-                if not json_equal(before, ts.store.state):
+                if json_match(before, ts.store.state_json(), self.lib) is not None:
                     raise AssertionError("the failed send changed the state")
             else:
-                ts.send(value, changes)
+                ts.send(action, changes)
         elif kind == "receive":
             ts.receive(value, changes)
         elif kind == "advance_ms":
@@ -307,7 +279,7 @@ class _Run:
                                      f"{request.id}")
         elif kind == "resolve":
             self.expect_error(step, f"rk_store_resolve({value})", ts.store.resolve, value,
-                              step["response"])
+                              _wire(step["response"]))
         elif kind == "fail":
             self.expect_error(step, f"rk_store_fail({value})", ts.store.fail, value,
                               step["message"])
@@ -331,12 +303,14 @@ class _Run:
                 ts._fail(f"{len(ts._events)} host event(s) were not asserted:\n"
                          f"{ts._events_text()}")
         if final_state is not None:
-            actual = ts.store.state
-            if not _null_is_missing_equal(final_state, actual):
-                from .._diff import describe_changes
-                raise AssertionError("the final state is not the expected one "
-                                     f"(-expected +actual):\n"
-                                     f"{describe_changes(final_state, actual)}")
+            difference = json_match(_wire(final_state), ts.store.state_json(), self.lib)
+            if difference is not None:
+                raise AssertionError("the final state is not the expected one:\n"
+                                     f"{_indented(difference)}")
+
+
+def _indented(text: str | None) -> str | None:
+    return None if text is None else "\n".join(f"  {line}" for line in text.splitlines())
 
 
 def run_scenario(scenario: Mapping[str, Any] | str | os.PathLike[str],
@@ -346,32 +320,38 @@ def run_scenario(scenario: Mapping[str, Any] | str | os.PathLike[str],
     library (a :class:`reducerkit.Library`, a path, or ``None``: the default library).
     ``timeout`` is how many seconds a step waits for running effects.
 
+    The library checks the scenario first (``rk_scenario_parse``: the format's one
+    definition, shared with the C and Swift runners) and compares states, actions and
+    request payloads by the format's rule (``rk_json_match``).
+
     Raises :class:`ScenarioFailure` (an ``AssertionError``) naming the scenario and the step
     when the store does not behave as written, and :class:`ScenarioError` (a ``ValueError``)
-    when the scenario is malformed.
+    when the scenario is malformed or cannot be read.
     """
     __tracebackhide__ = True
-    if not isinstance(scenario, Mapping):
-        scenario = load_scenario(scenario)
-    else:
-        validate_scenario(scenario)
-    name = scenario["name"]
+    lib = _resolve_library(library)
+    _run(_normal_form(scenario, lib), lib, timeout)
+
+
+def _run(normal: Mapping[str, Any], lib: Library, timeout: float) -> None:
+    """Runs a scenario in its normal form."""
+    __tracebackhide__ = True
+    name = normal["name"]
     try:
-        run = _Run(scenario, library, timeout)
+        run = _Run(normal, lib, timeout)
     except ReducerKitError as e:
         raise ScenarioFailure(name, 0, None, f"the store could not be created: "
                                              f"{_status_name(e)}: {e.message}") from None
-    steps = scenario["steps"]
     try:
         finished = False
-        for index, step in enumerate(steps, start=1):
+        for index, step in enumerate(normal["steps"], start=1):
             try:
                 run.step(step)
             except AssertionError as e:
                 raise ScenarioFailure(name, index, step, _strip_prefix(str(e))) from None
             finished = "finish" in step
         try:
-            run.end(finished, scenario.get("final_state"))
+            run.end(finished, normal.get("final_state"))
         except AssertionError as e:
             raise ScenarioFailure(name, 0, None, _strip_prefix(str(e))) from None
     finally:
@@ -392,20 +372,23 @@ def check_files(paths: Iterable[str | os.PathLike[str]], *, out: TextIO,
                 timeout: float = 1.0) -> int:
     """Runs scenario files as ``reducerkit-check`` does: one line per scenario
     (``ok     PATH: NAME`` or ``FAILED PATH: NAME`` and what failed), then
-    ``N passed, N failed``. Returns the exit status (0: all passed, 1: one failed)."""
+    ``N passed, N failed``. A file that fails, however malformed (not JSON, nested too deep,
+    unreadable), is reported on its own lines and the run goes on. Returns the exit status
+    (0: all passed, 1: one failed)."""
+    lib = _resolve_library(library)
     passed = failed = 0
     for path in paths:
         shown = os.fspath(path)
         name = "(no name)"
         detail: str | None = None
         try:
-            scenario = loads(Path(path).read_bytes())
-            if isinstance(scenario, Mapping) and isinstance(scenario.get("name"), str):
-                name = scenario["name"]
-            validate_scenario(scenario)
-            run_scenario(scenario, library, timeout=timeout)
-        except OSError as e:
-            detail = f"    cannot read the file: {e.strerror or e}"
+            try:
+                data = Path(path).read_bytes()
+            except OSError as e:
+                raise ScenarioError(f"cannot read the file: {e.strerror or e}") from None
+            normal = _parse(lib, data, "")
+            name = normal["name"]
+            _run(normal, lib, timeout)
         except ScenarioFailure as e:
             lines = e.detail.splitlines() or [""]
             head = f"    {e.location()}: {lines[0]}" if e.step else f"    {lines[0]}"
@@ -413,8 +396,12 @@ def check_files(paths: Iterable[str | os.PathLike[str]], *, out: TextIO,
                                          else f"      {line}" for line in lines[1:]])
         except ScenarioError as e:
             detail = f"    {e}"
-        except ValueError as e:  # not JSON
-            detail = f"    not JSON: {e}"
+        except RecursionError:
+            detail = ("    too deeply nested for Python (its recursion limit); the file is "
+                      "within the format's nesting limit")
+        except Exception as e:  # noqa: BLE001 - reported for this file; the run goes on
+            text = f"{type(e).__name__}: {e}"
+            detail = f"    {text if len(text) <= 400 else text[:397] + '...'}"
         if detail is None:
             passed += 1
             out.write(f"ok     {shown}: {name}\n")
@@ -424,4 +411,3 @@ def check_files(paths: Iterable[str | os.PathLike[str]], *, out: TextIO,
         out.flush()
     out.write(f"{passed} passed, {failed} failed\n")
     return 1 if failed else 0
-
