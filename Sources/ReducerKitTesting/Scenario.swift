@@ -231,6 +231,9 @@ final class ScenarioRunner<R: Reducer> where R.State: Codable & Sendable, R.Acti
   let exhaustive: Bool
   var events: [JSONValue] = []
   var host: _TestHost?
+  /// Whether the store runs on the test clock (then, as the library does, an accepted answer
+  /// lets the effects it resumed settle before the next step).
+  var testClock = true
 
   init<Types: _FeatureTypes>(
     scenario: Scenario, types: Types, feature: Feature, timeout: Duration, location: ScenarioLocation
@@ -271,6 +274,7 @@ final class ScenarioRunner<R: Reducer> where R.State: Codable & Sendable, R.Acti
     defer { host.close() }
     let clock = TestClock()
     let liveClock = options?["clock"] == .string("live")
+    testClock = !liveClock
     let store = TestStore<State, Action>(
       initialState: WireValue(value: initialState),
       reducer: { WireReducer(base: makeReducer()) },
@@ -421,11 +425,13 @@ final class ScenarioRunner<R: Reducer> where R.State: Codable & Sendable, R.Acti
       guard let id = ScenarioFormat.requestID(step["resolve"]) else { return }
       var outcome: _HostError?
       do { try host.resolve(id, step["response"] ?? .null) } catch { outcome = error }
+      if outcome == nil, testClock { await store.settle() }
       expectError(step, "rk_store_resolve(\(id))", outcome)
     case "fail":
       guard let id = ScenarioFormat.requestID(step["fail"]), case let .string(message)? = step["message"] else { return }
       var outcome: _HostError?
       do { try host.fail(id, message: message) } catch { outcome = error }
+      if outcome == nil, testClock { await store.settle() }
       expectError(step, "rk_store_fail(\(id))", outcome)
     case "cancelled":
       guard let id = ScenarioFormat.requestID(step["cancelled"]) else { return }

@@ -34,6 +34,14 @@ import Testing
     try await Scenario(contentsOfFile: path).run(features: Self.features)
   }
 
+  /// On the test clock a scenario is a deterministic program: two answers given back to back
+  /// are reduced in the order given, every time (031112b's runners raced them).
+  @Test func answersBackToBackReplayTheSameEveryTime() async throws {
+    let path = Self.files.first { $0.hasSuffix("counter_two_answers.scenario.json") }
+    let scenario = try Scenario(contentsOfFile: try #require(path))
+    for _ in 0..<200 { await scenario.run(features: Self.features) }
+  }
+
   /// Every wrong scenario fails the Swift runner too (each must report at least one issue).
   @Test(arguments: ScenarioTests.wrong)
   func wrongScenarioFails(_ path: String) async throws {
