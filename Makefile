@@ -237,10 +237,15 @@ test-custom: lib $(BUILD)/reducerkit-check
 test-stubs: lib
 	bash scripts/test-stubs.sh $(LIB) Tests/stubs
 
+# The package is installed into a venv of this checkout (build/venv, seeing the interpreter's
+# own packages: pytest, hypothesis, mypy), not into the caller's interpreter: two checkouts
+# test side by side without installing over each other.
+TEST_VENV  := $(BUILD)/venv
 test-python: lib $(BUILD)/reducerkit-check
 	cd bindings/python && $(PYTHON) -m mypy --strict src/reducerkit
-	$(PYTHON) -m pip install -q ./bindings/python
-	cd bindings/python && REDUCERKIT_LIB=$(abspath $(LIB)) REDUCERKIT_REQUIRE_SPEEDUPS=1 $(PYTHON) -m pytest -q tests
+	@[ -x $(TEST_VENV)/bin/python ] || $(PYTHON) -m venv --system-site-packages $(TEST_VENV)
+	$(TEST_VENV)/bin/python -m pip install -q ./bindings/python
+	cd bindings/python && REDUCERKIT_LIB=$(abspath $(LIB)) REDUCERKIT_REQUIRE_SPEEDUPS=1 $(abspath $(TEST_VENV))/bin/python -m pytest -q tests
 
 # One store, two languages, one process: C owns a store, embedded CPython borrows it.
 PYTHON_CONFIG ?= $(PYTHON)-config
