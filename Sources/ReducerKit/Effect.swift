@@ -15,11 +15,19 @@ import Synchronization
 ///   }
 /// ```
 public struct Effect<Action> {
+  // Each payload case is a heap box, and an `Operation` is one word: the box's address with
+  // the case's index in the pointer's spare bits (Swift's multi-payload enum layout: payload
+  // case n is stored as `address | n << 61` on x86-64). Leak checkers (LeakSanitizer,
+  // valgrind) look for plain addresses, so a box held only through tagged words looks leaked.
+  // `run` is payload case 0, whose words are plain addresses: a running effect's `.run` box is
+  // often held only by `Effect` values (a debounce's or a cancellable's captured effect) for
+  // the effect's whole life. Keep it first (Tests/c/test_lifetimes.c checks, under
+  // `make test-asan`, that LeakSanitizer sees it while effects sleep).
   @usableFromInline
   indirect enum Operation {
+    case run(Run)
     case none
     case send(Action)
-    case run(Run)
     case merge([Effect])
     case concatenate([Effect])
     case cancellable(id: CancelID, cancelInFlight: Bool, Effect)
