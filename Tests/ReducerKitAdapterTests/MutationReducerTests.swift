@@ -355,7 +355,7 @@ struct MutationReducerTests {
 
     store = nil  // tearing down the store cancels start() through the core
     await terminated.wait()
-    #expect(await core.finishEffects(timeout: .seconds(10)))
+    #expect(await core.finishEffects(timeout: cap(.seconds(10))))
     #expect(core.effectCount == 0)
     #expect(!core.isValid)
   }

@@ -104,7 +104,7 @@ struct OneCoreTests {
 
     store.invalidate()  // one cancellation reaches both
     await fetchCancelled.wait()
-    #expect(await store.finishEffects(timeout: .seconds(10)))
+    #expect(await store.finishEffects(timeout: cap(.seconds(10))))
     #expect(store.effectCount == 0)
     #expect(clock.sleeperCount == 0)
     #expect(store.timer.ticks == 0)
@@ -163,7 +163,7 @@ struct OneCoreTests {
     #expect(await eventually { clock.sleeperCount == 1 })  // it sleeps on the test clock
     #expect(store.state.counter == 0)
     await clock.advance(by: .seconds(1))
-    #expect(await store.core.finishEffects(timeout: .seconds(10)))
+    #expect(await store.core.finishEffects(timeout: cap(.seconds(10))))
     #expect(store.state.counter == 1)
   }
 
@@ -180,7 +180,7 @@ struct OneCoreTests {
     #expect(clock.sleeperCount == 2)
 
     store = nil
-    #expect(await core.finishEffects(timeout: .seconds(10)))
+    #expect(await core.finishEffects(timeout: cap(.seconds(10))))
     #expect(clock.sleeperCount == 0)
     #expect(core.effectCount == 0)
     #expect(core.ticks == 0)

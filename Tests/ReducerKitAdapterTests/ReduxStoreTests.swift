@@ -268,7 +268,7 @@ struct ReduxStoreTests {
     await clock.advance(by: .milliseconds(999))
     #expect(appStore.state.counter == 0)
     await clock.advance(by: .milliseconds(1))
-    #expect(await appStore.core.finishEffects(timeout: .seconds(10)))
+    #expect(await appStore.core.finishEffects(timeout: cap(.seconds(10))))
     #expect(appStore.state.counter == 1)
     #expect(appStore.core.effectCount == 0)
   }
@@ -445,7 +445,7 @@ struct ReduxStoreTests {
     store = nil
     #expect(weakStore == nil)
     await cancelled.wait()  // the reducer's task saw the cancellation
-    #expect(await core.finishEffects(timeout: .seconds(10)))
+    #expect(await core.finishEffects(timeout: cap(.seconds(10))))
     #expect(core.effectCount == 0)
     #expect(log.errors.value.isEmpty)  // cancellation is not an error
     #expect(!core.isValid)

@@ -62,7 +62,8 @@ final class ErrorLog: Sendable {
 
 struct Boom: Error, Equatable {}
 
-/// Waits until `condition` holds, yielding, for at most `timeout` of wall time. Only for work
+/// Waits until `condition` holds, yielding, for at most `timeout` of wall time (scaled:
+/// ``cap(_:)``). Only for work
 /// no store tracks (a task a ReSwift reducer or a middleware created itself), to know that it
 /// reached a `TestClock` sleep before the test advances the clock.
 @discardableResult
@@ -70,7 +71,7 @@ func eventually(
   isolation: isolated (any Actor)? = #isolation,
   timeout: Duration = .seconds(10), _ condition: () -> Bool
 ) async -> Bool {
-  let deadline = ContinuousClock.now.advanced(by: timeout)
+  let deadline = ContinuousClock.now.advanced(by: cap(timeout))
   while !condition() {
     if ContinuousClock.now >= deadline { return false }
     await Task.yield()
@@ -94,10 +95,10 @@ extension TestStore {
   /// `TestStore`), so that a following `clock.advance` sees the effects' sleepers: the core's
   /// `TestClock.advance` does not wait for effects that have not reached their first sleep.
   func settle(timeout: Duration = .seconds(10)) async {
-    let deadline = ContinuousClock.now.advanced(by: timeout)
+    let deadline = ContinuousClock.now.advanced(by: cap(timeout))
     while !isIdle {
       if ContinuousClock.now >= deadline {
-        Issue.record("TestStore did not become idle within \(timeout)")
+        Issue.record("TestStore did not become idle within \(cap(timeout))")
         return
       }
       await Task.yield()

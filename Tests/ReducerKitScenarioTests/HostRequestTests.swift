@@ -89,7 +89,7 @@ private struct Parent: Reducer {
     let error = resolveError(requests, 1, #""late""#)
     #expect(error?.status == .invalidArgument)
     #expect(error?.message.contains("request 1 was cancelled") == true)
-    #expect(await store.finishEffects(timeout: .seconds(5)))
+    #expect(await store.finishEffects(timeout: cap(.seconds(10))))
   }
 
   @Test func aCancelIDCancelsTheRequestAndAnswersAreCheckedFirst() async throws {
@@ -106,7 +106,7 @@ private struct Parent: Reducer {
     store.send(.child(.load(2)))
     #expect(resolveError(requests, 2, #""two""#) == nil)
     #expect(resolveError(requests, 2, #""two""#)?.message.contains("already answered") == true)
-    #expect(await store.finishEffects(timeout: .seconds(5)))
+    #expect(await store.finishEffects(timeout: cap(.seconds(10))))
     #expect(store.state.child?.result == "two")
   }
 
@@ -118,7 +118,7 @@ private struct Parent: Reducer {
     store.invalidate()
     requests.close()
     #expect(resolveError(requests, 1, #""x""#)?.message.contains("cancelled") == true)
-    #expect(await store.finishEffects(timeout: .seconds(5)))
+    #expect(await store.finishEffects(timeout: cap(.seconds(10))))
     #expect(store.state.child?.result == nil)
   }
 }

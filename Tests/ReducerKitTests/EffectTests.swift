@@ -224,11 +224,11 @@ import Testing
             .run { send in
               firstWaiting.open()
               // Only returns if the second effect runs while this one is still running.
-              _ = await secondRan.wait(timeout: .seconds(5))
+              _ = await secondRan.wait()
               await send(.done)
             },
             .run { _ in
-              _ = await firstWaiting.wait(timeout: .seconds(5))
+              _ = await firstWaiting.wait()
               secondRan.open()
             })
         case .done:

@@ -514,7 +514,7 @@ import Testing
         }
       })
       await store.send(.go).finish()
-      #expect(await store.finishEffects(timeout: .seconds(5)))
+      #expect(await store.finishEffects(timeout: cap(.seconds(10))))
       if !store.isIdle { leaked += 1 }
     }
     #expect(leaked == 0, "stores that report busy after all their effects finished")
@@ -559,7 +559,7 @@ import Testing
     #expect(await store.idle(timeout: .milliseconds(20)) == false)
     #expect(await store.finishEffects(timeout: .milliseconds(20)) == false)
     store.invalidate()
-    #expect(await store.finishEffects(timeout: .seconds(5)))
+    #expect(await store.finishEffects(timeout: cap(.seconds(10))))
     #expect(store.isIdle)
   }
 }

@@ -154,7 +154,7 @@ import ReducerKitWire
       return
     }
     #expect(s.utf8.count == size)
-    #expect(elapsed < .seconds(5))
+    #expect(elapsed < cap(.seconds(5)))  // a few ms; the cap only catches a quadratic parse
     // With escapes and non-ASCII throughout, and unterminated.
     let unit = Array(#"ab\"é\n"#.utf8)
     var mixed: [UInt8] = [UInt8(ascii: "\"")]

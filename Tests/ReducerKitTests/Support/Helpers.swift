@@ -29,17 +29,19 @@ final class Latch: Sendable {
   init() {}
   func open() { flag.store(true, ordering: .sequentiallyConsistent) }
   var isOpen: Bool { flag.load(ordering: .sequentiallyConsistent) }
-  /// Waits until ``open()`` was called, or `timeout` passed. Returns whether it opened.
-  func wait(timeout: Duration = .seconds(5)) async -> Bool {
+  /// Waits until ``open()`` was called, or `timeout` (scaled: ``cap(_:)``) passed. Returns
+  /// whether it opened.
+  func wait(timeout: Duration = .seconds(10)) async -> Bool {
     await eventually(timeout: timeout) { isOpen }
   }
 }
 
-/// Polls `condition` (live concurrency only), up to `timeout`. Returns whether it became true.
+/// Polls `condition` (live concurrency only), up to `timeout` (scaled: ``cap(_:)``). Returns
+/// whether it became true.
 func eventually(
-  timeout: Duration = .seconds(5), _ condition: () -> Bool
+  timeout: Duration = .seconds(10), _ condition: () -> Bool
 ) async -> Bool {
-  let deadline = ContinuousClock.now.advanced(by: timeout)
+  let deadline = ContinuousClock.now.advanced(by: cap(timeout))
   while !condition() {
     if ContinuousClock.now >= deadline { return false }
     try? await Task.sleep(for: .milliseconds(1))
@@ -54,11 +56,11 @@ extension TestStore {
   /// Works around the race described in `TestClockTests.advanceRightAfterSendMissesTheFirstSleeper`:
   /// `TestClock.advance` does not wait for effects that have not reached their first sleep yet.
   /// (`TestStore` has no public `idle()`; `isIdle` is exact, so polling it is not guesswork.)
-  func settle(timeout: Duration = .seconds(5)) async {
-    let deadline = ContinuousClock.now.advanced(by: timeout)
+  func settle(timeout: Duration = .seconds(10)) async {
+    let deadline = ContinuousClock.now.advanced(by: cap(timeout))
     while !isIdle {
       if ContinuousClock.now >= deadline {
-        Issue.record("TestStore did not become idle within \(timeout)")
+        Issue.record("TestStore did not become idle within \(cap(timeout))")
         return
       }
       await Task.yield()

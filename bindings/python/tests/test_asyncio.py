@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 
 import pytest
+from conftest import cap
 
 import reducerkit
 from reducerkit import Library, Store
@@ -24,7 +25,7 @@ def test_wait_idle_async(lib: Library) -> None:
                     await asyncio.sleep(0)
 
             task = asyncio.create_task(ticker())
-            await store.wait_idle_async(timeout=2)
+            await store.wait_idle_async(timeout=cap(10))
             task.cancel()
             assert ticks >= 1  # the loop kept running while we waited
             return store.state["fact"]
@@ -55,7 +56,7 @@ def test_states_from_a_live_timer(lib: Library) -> None:
             store.send("toggleTimer")
             return counts
 
-    counts = asyncio.run(asyncio.wait_for(main(), 10))
+    counts = asyncio.run(asyncio.wait_for(main(), cap(30)))
     assert counts == [10, 11, 12]
 
 
@@ -74,7 +75,7 @@ def test_states_ends_when_the_store_closes(lib: Library) -> None:
         store.send("increment")
         await asyncio.sleep(0.01)
         store.close()
-        await asyncio.wait_for(task, 5)
+        await asyncio.wait_for(task, cap(10))
         return seen
 
     assert asyncio.run(main()) == [1, 2]

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from conftest import cap
 
 Run = Callable[..., "subprocess.CompletedProcess[str]"]
 
@@ -71,7 +72,7 @@ def test_run_with_test_clock_and_stdin(cli: Run) -> None:
 def test_run_waits_for_live_effects(cli: Run, tmp_path: Path) -> None:
     log = tmp_path / "fact.jsonl"
     log.write_text('{"setCount": 2}\n"factButtonTapped"\n')
-    done = cli("run", "counter", str(log))
+    done = cli("run", "counter", str(log), "--wait", str(cap(10)))
     assert done.returncode == 0, done.stderr
     last = json.loads(done.stdout.splitlines()[-1])
     assert last["fact"] == "2 is the only even prime."

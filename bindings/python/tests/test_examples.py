@@ -7,14 +7,14 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import REPO
+from conftest import REPO, cap
 
 EXAMPLES = REPO / "examples" / "python"
 
 
 def _run(script: Path, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, str(script)], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=60)
+                          text=True, timeout=cap(60))
 
 
 @pytest.fixture

@@ -10,6 +10,7 @@ import textwrap
 from collections.abc import Callable
 
 import pytest
+from conftest import cap
 
 BAD_SIGNS = ("Fatal Python error", "Segmentation fault", "Exception ignored", "Traceback")
 
@@ -54,12 +55,13 @@ def test_exit_while_a_tick_is_in_a_slow_subscriber(run_python: Callable[..., obj
         s = reducerkit.Store("counter")
         entered = threading.Event()
         def slow(state):
-            entered.set()
+            if threading.current_thread() is not threading.main_thread():  # a tick
+                entered.set()
             time.sleep(0.3)          # still running on a Swift thread when we exit
         s.subscribe(slow)
         s.send("toggleTimer")
-        entered.wait(5)
-    """)
+        assert entered.wait(CAP), "no tick reached the subscriber"
+    """).replace("CAP", repr(cap(10)))
     _clean(run_python(code=code))
 
 

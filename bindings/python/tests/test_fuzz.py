@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO
+from conftest import REPO, cap
 
 pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, given, settings  # noqa: E402
@@ -48,7 +48,7 @@ def test_generated_states_and_responses_are_accepted(lib: Library) -> None:
         with Store("search", clock="test", provide=["search"], library=lib) as store:
             store.send({"queryChanged": "q"})
             store.advance(milliseconds=300)
-            store.wait_request().resolve(response)
+            store.wait_request(cap(10)).resolve(response)
 
     accepted()
 

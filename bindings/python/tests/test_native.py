@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import HEADER
+from conftest import HEADER, cap
 
 import reducerkit
 from reducerkit import _native, cli
@@ -234,7 +234,7 @@ def test_package_data_is_found(tmp_path: Path, lib: _native.Library,
             "with reducerkit.Store('counter') as s:\n"
             "    s.send('increment'); print(s.state['count'], s.library.path)\n")
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                          text=True, timeout=60)
+                          text=True, timeout=cap(60))
     assert done.returncode == 0, done.stderr
     count, path = done.stdout.split()
     assert count == "1" and path == str(target / _native.library_file_name())

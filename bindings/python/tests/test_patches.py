@@ -11,6 +11,7 @@ import json
 from typing import Any
 
 import pytest
+from conftest import cap
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -269,7 +270,7 @@ def test_states_yields_each_change(lib: Library) -> None:
             store.send("increment")
             store.send({"setCount": 1})  # no change
             store.send("increment")
-            await asyncio.wait_for(task, 5)
+            await asyncio.wait_for(task, cap(10))
             return seen
 
     assert asyncio.run(main()) == [0, 1, 2]
@@ -331,7 +332,7 @@ def _check_sequence(lib: Library, feature: str, initial: dict[str, Any],
         snapshots = [(first, v0)]
         for action in actions:
             store.send(action)
-            store.wait_idle(5)
+            store.wait_idle(cap(10))
             current, version = _raw_get(store)
             # Every delivered patch, applied to the first state, gives rk_store_get's state.
             followed = freeze(first)

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO, SCENARIOS
+from conftest import REPO, SCENARIOS, cap
 
 import reducerkit
 from reducerkit import Library, MisuseError, Store
@@ -28,8 +28,9 @@ def _replays(lib: Library, scenario: dict[str, Any], tmp_path: Path) -> None:
     if CHECK.exists():
         path = tmp_path / "recorded.scenario.json"
         path.write_text(json.dumps(scenario))
-        done = subprocess.run([str(CHECK), "--lib", lib.path, str(path)], capture_output=True,
-                              text=True, timeout=60)
+        done = subprocess.run([str(CHECK), "--lib", lib.path, "--timeout-ms",
+                               str(round(cap(10) * 1000)), str(path)], capture_output=True,
+                              text=True, timeout=cap(60))
         assert done.returncode == 0, done.stdout + done.stderr
 
 
@@ -40,11 +41,11 @@ def test_a_recorded_session_replays(lib: Library, tmp_path: Path) -> None:
         with pytest.raises(reducerkit.ActionError):
             store.send("incremnt")
         store.send("factButtonTapped")
-        request = store.wait_request()
+        request = store.wait_request(cap(10))
         with pytest.raises(reducerkit.ResponseError):
             request.resolve(5)
         request.resolve("a fact")
-        store.wait_idle()
+        store.wait_idle(cap(10))
         store.send("toggleTimer")
         store.advance(seconds=2.5)
         store.send("toggleTimer")
@@ -83,7 +84,7 @@ def test_providers_answers_and_cancellations_are_recorded(lib: Library, tmp_path
         store.send({"queryChanged": "swi"})
         store.advance(seconds=0.3)
         store.pending_requests()[0].resolve(["swim"])
-        store.wait_idle()
+        store.wait_idle(cap(10))
         scenario = store.scenario()
     assert {"cancelled": 1} in scenario["steps"]
     _replays(lib, scenario, tmp_path)
@@ -169,7 +170,7 @@ def test_record_reproduces_the_committed_recorded_scenario(lib: Library) -> None
     session = (SCENARIOS / "counter_recorded.session.jsonl").read_text()
     committed = json.loads((SCENARIOS / "counter_recorded.scenario.json").read_text())
     status, out, err = _record(lib, session, "counter", "--provide", "numberFact",
-                               "--name", committed["name"])
+                               "--name", committed["name"], "--wait", str(cap(10)))
     assert status == 0, err
     assert json.loads(out) == committed
     assert "<stdin>:3: recorded as an error step" in err

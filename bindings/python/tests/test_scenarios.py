@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO, SCENARIOS
+from conftest import REPO, SCENARIOS, cap
 
 from reducerkit import Library
 from reducerkit.cli import main
@@ -34,6 +34,8 @@ WRONG = sorted((SCENARIOS / "wrong").glob("*.wrong.json")) if SCENARIOS.is_dir()
 HOSTILE = sorted((SCENARIOS / "hostile").glob("*.json")) if SCENARIOS.is_dir() else []
 SCHEMA = SCENARIOS / "scenario.schema.json"
 CHECK = REPO / "build" / "reducerkit-check"
+# How long the runners' steps wait for running effects (they return once effects are idle).
+TIMEOUT_MS = ["--timeout-ms", str(round(cap(10) * 1000))]
 
 
 def test_there_are_scenarios() -> None:
@@ -125,8 +127,8 @@ def test_the_schema_and_the_runners_reject_the_same_malformed_scenarios(
     if CHECK.exists():  # reducerkit-check says the same
         path = tmp_path / "bad.scenario.json"
         path.write_text(json.dumps(scenario))
-        done = subprocess.run([str(CHECK), "--lib", lib.path, str(path)], capture_output=True,
-                              text=True, timeout=60)
+        done = subprocess.run([str(CHECK), *TIMEOUT_MS, "--lib", lib.path, str(path)],
+                              capture_output=True, text=True, timeout=cap(60))
         assert done.returncode == 1, done.stdout + done.stderr
         assert "0 passed, 1 failed" in done.stdout
 
@@ -413,7 +415,7 @@ def test_malformed_step(lib: Library) -> None:
 
 def _check(lib: Library, *args: str) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
-    status = main(["--lib", lib.path, "check", *args], out=out, err=err)
+    status = main(["--lib", lib.path, "check", *TIMEOUT_MS, *args], out=out, err=err)
     return status, out.getvalue(), err.getvalue()
 
 
@@ -427,8 +429,8 @@ def test_check_passes_the_scenarios(lib: Library) -> None:
 @pytest.mark.skipif(not CHECK.exists(), reason="build/reducerkit-check not built (make)")
 def test_check_prints_what_reducerkit_check_prints(lib: Library) -> None:
     paths = [os.path.relpath(f, REPO) for f in FILES]
-    c = subprocess.run([str(CHECK), "--lib", lib.path, *paths], capture_output=True,
-                       text=True, cwd=REPO, timeout=120)
+    c = subprocess.run([str(CHECK), "--lib", lib.path, *TIMEOUT_MS, *paths], capture_output=True,
+                       text=True, cwd=REPO, timeout=cap(120))
     cwd = os.getcwd()
     os.chdir(REPO)
     try:
@@ -438,8 +440,8 @@ def test_check_prints_what_reducerkit_check_prints(lib: Library) -> None:
     assert (status, out) == (c.returncode, c.stdout)
     # On failures: the same lines per scenario, the same summary and status.
     wrong = [os.path.relpath(f, REPO) for f in WRONG]
-    c = subprocess.run([str(CHECK), "--lib", lib.path, *wrong], capture_output=True,
-                       text=True, cwd=REPO, timeout=120)
+    c = subprocess.run([str(CHECK), "--lib", lib.path, *TIMEOUT_MS, *wrong], capture_output=True,
+                       text=True, cwd=REPO, timeout=cap(120))
     os.chdir(REPO)
     try:
         status, out, _ = _check(lib, *wrong)
@@ -484,7 +486,8 @@ def test_the_pytest_plugin_collects_scenario_files(pytester: pytest.Pytester,
     sub = pytester.mkdir("sub")
     (sub / "bad_one.scenario.json").write_text(json.dumps(wrong))
     (sub / "ignored.json").write_text("{}")
-    result = pytester.runpytest("--reducerkit-lib", lib.path, *_plugin_args(), "-v")
+    result = pytester.runpytest("--reducerkit-lib", lib.path, "--reducerkit-timeout",
+                                str(cap(10)), *_plugin_args(), "-v")
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(["*good_one.scenario.json::good_one PASSED*",
                                  "*bad_one.scenario.json::bad_one FAILED*",

@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import TESTS
+from conftest import TESTS, cap
 
 import reducerkit
 import reducerkit.store as store_module
@@ -102,10 +102,10 @@ def test_sends_while_an_effect_thread_delivers_to_python_installed(lib: Library)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env["REDUCERKIT_LIB"] = lib.path
     which = subprocess.run([sys.executable, "-c", "import reducerkit.store as s; print(s._speedups is not None)"],
-                           capture_output=True, text=True, env=env, timeout=60, cwd=TESTS.parent.parent)
+                           capture_output=True, text=True, env=env, timeout=cap(60), cwd=TESTS.parent.parent)
     assert which.stdout.strip() == "True", which.stdout + which.stderr  # the installed package
     for mode in ("subscribe", "patches", "none"):
         out = subprocess.run([sys.executable, "-c", SENDS_WHILE_EFFECTS_DELIVER_CHILD, mode],
-                             capture_output=True, text=True, env=env, timeout=60, cwd=TESTS.parent.parent)
+                             capture_output=True, text=True, env=env, timeout=cap(60), cwd=TESTS.parent.parent)
         assert out.returncode == 0, out.stderr
         assert out.stdout.split()[0] == "done", out.stdout

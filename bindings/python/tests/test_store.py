@@ -7,6 +7,7 @@ import gc
 import weakref
 
 import pytest
+from conftest import cap
 
 import reducerkit
 from reducerkit import (
@@ -183,20 +184,20 @@ def test_wait_idle_timeout(counter: Store) -> None:
     assert isinstance(info.value, TimeoutError)
     assert counter.effect_count == 1
     counter.send("toggleTimer")
-    counter.wait_idle(timeout=1)
+    counter.wait_idle(timeout=cap(10))
     assert counter.effect_count == 0
 
 
 def test_wait_idle_for_an_effect(counter: Store) -> None:
     counter.send({"setCount": 42})
     counter.send("factButtonTapped")
-    counter.wait_idle(timeout=2)
+    counter.wait_idle(timeout=cap(10))
     assert counter.state["fact"] == "42 is the answer to the ultimate question."
 
 
 def test_test_clock_timer(test_counter: Store) -> None:
     test_counter.send("toggleTimer")
-    test_counter.wait_idle()  # a sleeper on the test clock does not keep it busy
+    test_counter.wait_idle(cap(10))  # a sleeper on the test clock does not keep it busy
     assert test_counter.state["count"] == 0
     test_counter.advance(seconds=3)
     assert test_counter.state["count"] == 3

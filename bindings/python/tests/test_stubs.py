@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO
+from conftest import REPO, cap
 
 import reducerkit
 from reducerkit import Library, Store, features
@@ -237,7 +237,7 @@ def test_generated_output_is_the_same_bytes_whatever_the_hash_seed() -> None:
     env = dict(os.environ)
     env["PYTHONPATH"] = str(Path(reducerkit.__file__).resolve().parents[1])
     outputs = {subprocess.run([sys.executable, "-c", code], capture_output=True, check=True,
-                              env={**env, "PYTHONHASHSEED": seed}, timeout=60).stdout
+                              env={**env, "PYTHONHASHSEED": seed}, timeout=cap(60)).stdout
                for seed in ("0", "1", "4242")}
     assert len(outputs) == 1
     features = json.loads(HOSTILE.read_text(encoding="utf-8"))

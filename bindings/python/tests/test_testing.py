@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from conftest import cap
 
 from reducerkit import ActionError, Library
 from reducerkit.testing import TestStore
@@ -74,7 +75,7 @@ def test_finish_fails_for_unreceived_actions(lib: Library) -> None:
 def test_send_fails_while_received_actions_are_pending(lib: Library) -> None:
     ts = TestStore("counter", initial_state={"count": 1})
     ts.send("factButtonTapped")
-    ts.store.wait_idle()
+    ts.store.wait_idle(cap(10))
     with pytest.raises(AssertionError, match="must receive 1 action"):
         ts.send("increment", count=2)
     ts.close()
