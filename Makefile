@@ -32,6 +32,12 @@ SWIFT_LIB_FLAGS := -c release --scratch-path .build-lib -Xswiftc -static-stdlib 
 SWIFT_TRAITS := --traits IdentifiedCollections
 CFLAGS_C   := -std=c99 -Wall -Wextra -pedantic -Werror -Iinclude -Itools
 CTESTS     := $(patsubst Tests/c/%.c,$(BUILD)/c/%,$(wildcard Tests/c/test_*.c))
+# Caps on waits in the test targets scale like the tests' own: REDUCERKIT_TEST_TIMEOUT_SCALE
+# (default 1, from 1 to 1000; e.g. 5 beside other builds), as Tests/c/rk_test.h reads it. A cap
+# only turns a hang into a failure; the scenario runners' steps return once effects are idle.
+TEST_TIMEOUT_SCALE := $(shell awk -v s="$(REDUCERKIT_TEST_TIMEOUT_SCALE)" \
+                        'BEGIN { s += 0; if (!(s >= 1 && s <= 1000)) s = 1; print s }')
+CHECK_TIMEOUT_MS   := $(shell awk -v s=$(TEST_TIMEOUT_SCALE) 'BEGIN { printf "%d", 10000 * s }')
 # The suppressions are the ones `make install` ships (tools/valgrind.supp: the Swift runtime's
 # by-design caches and two benign reads, each explained): with them, a "possibly lost" block
 # fails a test as a definite leak does.
@@ -160,6 +166,8 @@ test-tsan:
 # coverage: each runs FUZZ_SECONDS from its committed seed corpus (new inputs go to
 # build/fuzz/corpus-NAME, crashes to build/fuzz/); a crash or a failed check fails the target.
 FUZZ_SECONDS ?= 20
+# libFuzzer's cap on one input (a hang is reported as a failure), scaled like every cap.
+FUZZ_TIMEOUT := $(shell awk -v s=$(TEST_TIMEOUT_SCALE) 'BEGIN { printf "%d", 30 * s }')
 # In `make test`: each harness for 20 s (a crash fails the test).
 test-fuzz:
 	$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=20
@@ -187,7 +195,7 @@ fuzz: $(BUILD)/fuzz/fuzz_json
 	    -L.build-fuzz-lib/release -lreducerkit -L$(SWIFT_RUNTIME_DIR) -ldispatch -lBlocksRuntime -lpthread \
 	    -fuse-ld=lld -Wl,-rpath,$(abspath .build-fuzz-lib/release) -Wl,-rpath,$(SWIFT_RUNTIME_DIR); fi; \
 	  mkdir -p $(BUILD)/fuzz/corpus-$$n; echo "== $$f for $(FUZZ_SECONDS) s"; \
-	  status=0; REDUCERKIT_WIRE_CHECK=1 LSAN_OPTIONS=suppressions=$(abspath Tests/sanitizers/lsan.supp) $(BUILD)/fuzz/$$f -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=30 \
+	  status=0; REDUCERKIT_WIRE_CHECK=1 LSAN_OPTIONS=suppressions=$(abspath Tests/sanitizers/lsan.supp) $(BUILD)/fuzz/$$f -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=$(FUZZ_TIMEOUT) \
 	    -print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz/$$n- $(BUILD)/fuzz/corpus-$$n \
 	    Tests/fuzz/corpus/$$n > $(BUILD)/fuzz/$$n.log 2>&1 || status=$$?; \
 	  grep -E "^#[0-9]+ +DONE|stat::number_of_executed_units|ERROR|fuzz check failed|SUMMARY" $(BUILD)/fuzz/$$n.log || true; \
@@ -211,8 +219,9 @@ test-c: $(CTESTS) $(BUILD)/reducerkit-check
 	  echo "== $$t, both codecs (and both patch differs) on every call, compared"; \
 	  REDUCERKIT_WIRE_CHECK=1 REDUCERKIT_SCENARIOS=Tests/scenarios $(BUILD)/c/$$t; done
 	@echo "== reducerkit-check (dlopen of the shipped library), and each wrong scenario must fail it"
-	$(BUILD)/reducerkit-check Tests/scenarios
-	@for f in Tests/scenarios/wrong/*.wrong.json; do status=0; $(BUILD)/reducerkit-check "$$f" >/dev/null || status=$$?; \
+	$(BUILD)/reducerkit-check --timeout-ms $(CHECK_TIMEOUT_MS) Tests/scenarios
+	@for f in Tests/scenarios/wrong/*.wrong.json; do status=0; \
+	  $(BUILD)/reducerkit-check --timeout-ms $(CHECK_TIMEOUT_MS) "$$f" >/dev/null || status=$$?; \
 	  [ $$status -eq 1 ] || { echo "reducerkit-check: $$f is wrong on purpose but exited $$status" >&2; exit 1; }; done; \
 	  echo "reducerkit-check failed each of Tests/scenarios/wrong/*.wrong.json"
 	@echo "== reducerkit-check gives each hostile file its verdict (Tests/scenarios/hostile: NAME.pass.json, NAME.fail.json)"

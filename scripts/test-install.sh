@@ -89,8 +89,11 @@ done
 echo "test-install: valgrind --leak-check=full --suppressions=PREFIX/share/reducerkit/valgrind.supp reports nothing"
 
 # The installed scenario runner loads the installed library by default (../lib beside bin/).
+# (A step waits for effects until they are idle, for at most 10 s scaled like the tests' caps.)
+wait_ms=$(awk -v s="${REDUCERKIT_TEST_TIMEOUT_SCALE:-1}" \
+  'BEGIN { s += 0; if (!(s >= 1 && s <= 1000)) s = 1; printf "%d", 10000 * s }')
 out=$(cd / && env -u LD_LIBRARY_PATH -u REDUCERKIT_LIB "$prefix/bin/reducerkit-check" \
-  "$root/Tests/scenarios/counter_basics.scenario.json") || fail "the installed reducerkit-check failed: $out"
+  --timeout-ms "$wait_ms" "$root/Tests/scenarios/counter_basics.scenario.json") || fail "the installed reducerkit-check failed: $out"
 grep -q '^1 passed, 0 failed$' <<<"$out" || fail "unexpected output from the installed reducerkit-check: $out"
 echo "test-install: the installed bin/reducerkit-check runs a scenario against the installed library"
 

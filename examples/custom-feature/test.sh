@@ -13,6 +13,10 @@ cd "$here"
 # About 21 MB as built here (unstripped: symbols and debug information included); Foundation,
 # which the check is for, would add ~60 MB. The limit leaves room for the library to grow.
 max_bytes=$((24 * 1024 * 1024))
+# How long a scenario step waits for running effects (it returns once they are idle): a cap
+# against a hang, scaled by REDUCERKIT_TEST_TIMEOUT_SCALE like every cap of the tests.
+wait_ms=$(awk -v s="${REDUCERKIT_TEST_TIMEOUT_SCALE:-1}" \
+  'BEGIN { s += 0; if (!(s >= 1 && s <= 1000)) s = 1; printf "%d", 10000 * s }')
 
 # The README's Package.swift block is this package's, with the README's URL for the path.
 snippets=$(mktemp -d)
@@ -84,21 +88,22 @@ REDUCERKIT_WIRE_CHECK=1 "$root/build/examples/scoreboard_driver"
 # The package's own scenarios (scenarios/*.scenario.json) in the three runners, and a wrong
 # one that each must fail.
 check="$root/build/reducerkit-check"
-"$check" --lib "$lib/libscoreboard.so" scenarios
-status=0; "$check" --lib "$lib/libscoreboard.so" scenarios/wrong/*.wrong.json >"$snippets/wrong.log" || status=$?
+"$check" --lib "$lib/libscoreboard.so" --timeout-ms "$wait_ms" scenarios
+status=0; "$check" --lib "$lib/libscoreboard.so" --timeout-ms "$wait_ms" scenarios/wrong/*.wrong.json >"$snippets/wrong.log" || status=$?
 if [ "$status" -ne 1 ]; then
   cat "$snippets/wrong.log"; echo "custom-feature: reducerkit-check did not fail the wrong scenario (exit $status)" >&2; exit 1
 fi
 export PYTHONPATH="$root/bindings/python/src${PYTHONPATH:+:$PYTHONPATH}"
-python3 -m reducerkit --lib "$lib/libscoreboard.so" check scenarios
-status=0; python3 -m reducerkit --lib "$lib/libscoreboard.so" check scenarios/wrong/*.wrong.json >"$snippets/wrong.log" || status=$?
+python3 -m reducerkit --lib "$lib/libscoreboard.so" check --timeout-ms "$wait_ms" scenarios
+status=0; python3 -m reducerkit --lib "$lib/libscoreboard.so" check --timeout-ms "$wait_ms" scenarios/wrong/*.wrong.json >"$snippets/wrong.log" || status=$?
 if [ "$status" -ne 1 ]; then
   cat "$snippets/wrong.log"; echo "custom-feature: python -m reducerkit check did not fail the wrong scenario (exit $status)" >&2; exit 1
 fi
 # The pytest plugin (its pytest11 entry point when the package is installed, else -p).
 plugin=$(python3 -c 'import importlib.metadata as m; print("" if any(e.value == "pytest_reducerkit" for e in m.entry_points(group="pytest11")) else "-p reducerkit.testing.plugin")')
 # shellcheck disable=SC2086
-python3 -m pytest -q -p no:cacheprovider $plugin --reducerkit-lib "$lib/libscoreboard.so" scenarios
+python3 -m pytest -q -p no:cacheprovider $plugin --reducerkit-lib "$lib/libscoreboard.so" \
+  --reducerkit-timeout "$(awk -v ms="$wait_ms" 'BEGIN { print ms / 1000 }')" scenarios
 # The Swift runner (Tests/ScoreboardTests): the same scenarios against Feature.scoreboard.
 swift build --build-tests 2>&1 | tee "$snippets/build-tests.log" | grep -E "error|warning:" || true
 if grep -qE "error:|warning:" "$snippets/build-tests.log"; then
