@@ -40,8 +40,10 @@ TEST_TIMEOUT_SCALE := $(shell awk -v s="$(REDUCERKIT_TEST_TIMEOUT_SCALE)" \
 CHECK_TIMEOUT_MS   := $(shell awk -v s=$(TEST_TIMEOUT_SCALE) 'BEGIN { printf "%d", 10000 * s }')
 # The suppressions are the ones `make install` ships (tools/valgrind.supp: the Swift runtime's
 # by-design caches and two benign reads, each explained): with them, a "possibly lost" block
-# fails a test as a definite leak does.
-VALGRIND   := valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,possible \
+# fails a test as a definite leak does. --fair-sched=yes: valgrind runs one thread at a time, and
+# its default lock lets a thread that calls the library in a tight loop starve the others for
+# minutes (a test thread woken from a 2 ms sleep waited > 10 min while a sender looped).
+VALGRIND   := valgrind --fair-sched=yes --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,possible \
               --show-leak-kinds=definite,possible --suppressions=tools/valgrind.supp -q
 
 .PHONY: bench-scaling bench-ir

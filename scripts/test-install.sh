@@ -78,7 +78,7 @@ cp examples/c/requests_callback.c "$tmp/app/threads.c"
   || fail "cc threads.c \$(pkg-config --cflags --libs reducerkit) failed"
 for program in app threads; do
   status=0
-  (cd / && valgrind --leak-check=full --error-exitcode=99 \
+  (cd / && valgrind --fair-sched=yes --leak-check=full --error-exitcode=99 \
     --suppressions="$prefix/share/reducerkit/valgrind.supp" "$tmp/app/$program") \
     >/dev/null 2>"$tmp/valgrind.log" || status=$?
   if [ $status -ne 0 ] || ! grep -q "ERROR SUMMARY: 0 errors" "$tmp/valgrind.log" \
