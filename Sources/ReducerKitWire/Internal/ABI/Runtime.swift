@@ -1,8 +1,9 @@
 // Every assumption the wire codec makes about the Swift runtime, in one place.
 //
 // The wire format itself needs to know a few things Swift's public API does not say; the fast
-// paths need a few more. Each is listed here with the check that verifies it, run once before
-// the first encode or decode (`_wireRuntimeChecks`):
+// paths need one more. Each is listed here with the check that verifies it, run once before
+// the first encode or decode (`_wireRuntimeChecks`). Numbers are not reused: a gap is an
+// assumption the codec no longer makes.
 //
 //   A1 metadata-kind (required)   The first word of a type's metadata is its kind: 0x201 for
 //      an enum, 0x202 for Optional. Used to tell an enum from a struct (`_isEnumType`), which
@@ -16,14 +17,6 @@
 //   A3 enum-tag (required)        A payload-less enum stores its case index (declaration
 //      order) in 0, 1 or 2 bytes. Used to list a `CodingKey` enum's keys, for messages and
 //      JSON Schemas.
-//   A4 encoder-box (fast path)    `KeyedEncodingContainer` is exactly one strong reference to
-//      the standard library's `_KeyedEncodingContainerBox`, so a box can be kept and handed
-//      out again (`_canReuseKeyedBoxes`).
-//   A5 decoder-box (fast path)    The same for `KeyedDecodingContainer`
-//      (`_canReuseKeyedDecodingBoxes`).
-//   A6 key-tag (fast path)        A payload-less `CodingKey` enum value is identified by its
-//      type's metadata address and its tag bytes, and its `stringValue` depends on nothing
-//      else, so pre-escaped key bytes can be cached by (type, tag) (`_KeyCache`).
 //   A7 enum-fields (fast path)    An enum's descriptor points (relative, at +16) to its field
 //      descriptor: record size at +10, record count at +12, records from +16, one per case in
 //      tag order (payload cases first), each flags (bit 0: indirect), a relative mangled
@@ -53,7 +46,7 @@
 // MARK: - The switch
 
 /// Whether the codec's fast paths are on: the environment allows them
-/// (`REDUCERKIT_WIRE_FAST_PATHS` is not `0`) and their runtime assumptions (A4–A7) hold.
+/// (`REDUCERKIT_WIRE_FAST_PATHS` is not `0`) and their runtime assumption (A7) holds.
 /// Otherwise `WireEncoder` and `WireDecoder` use the reference codec. Read once.
 let _wireFastPaths: Bool = _wireFastPathsRequested && _wireRuntimeChecks.allFastPathChecksHold
 
@@ -92,7 +85,7 @@ struct _RuntimeCheck: Sendable {
 
 struct _RuntimeChecks: Sendable {
   let checks: [_RuntimeCheck]
-  /// The fast paths' assumptions (A4–A7) hold.
+  /// The fast paths' assumptions (A7) hold.
   let allFastPathChecksHold: Bool
   /// The enum metadata reads (A2, A3) can be trusted.
   let enumMetadataTrusted: Bool
@@ -150,21 +143,6 @@ let _wireRuntimeChecks: _RuntimeChecks = {
       guard let cases = _rawPayloadlessCases(of: _ProbeKeys.self), cases == [.alpha, .beta, .gamma] else {
         return "building _ProbeKeys from tags 0, 1, 2 did not give .alpha, .beta, .gamma"
       }
-      return nil
-    },
-    check("A4 encoder-box", fastPathOnly: true) {
-      _keyedBoxIsOneReference(encoding: true)
-        ? nil : "KeyedEncodingContainer is not one reference to a _KeyedEncodingContainerBox"
-    },
-    check("A5 decoder-box", fastPathOnly: true) {
-      _keyedBoxIsOneReference(encoding: false)
-        ? nil : "KeyedDecodingContainer is not one reference to a _KeyedDecodingContainerBox"
-    },
-    check("A6 key-tag", fastPathOnly: true) {
-      let tags = [_ProbeKeys.alpha, .beta, .gamma].map { _KeyCache.identity(of: $0)?.tag }
-      guard tags == [0, 1, 2] else { return "the tags of _ProbeKeys read as \(tags), expected [0, 1, 2]" }
-      let types = Set([_KeyCache.identity(of: _ProbeKeys.alpha)?.type, _KeyCache.identity(of: _ProbeWide.k0)?.type])
-      guard types.count == 2, !types.contains(nil) else { return "two key types share an identity" }
       return nil
     },
     check("A7 enum-fields", fastPathOnly: true) { _enumFieldsCheck() },
@@ -326,92 +304,5 @@ private func _sameBits<T>(_ a: T, _ b: T) -> Bool {
   var a = a, b = b
   return withUnsafeBytes(of: &a) { pa in
     withUnsafeBytes(of: &b) { pb in pa.elementsEqual(pb) }
-  }
-}
-
-// MARK: - A4, A5: container boxes
-
-/// Whether a `KeyedEncodingContainer` is exactly one strong reference to its box, so a box
-/// can be kept and handed out again (fast path; A4).
-let _canReuseKeyedBoxes: Bool = _wireFastPaths && _keyedBoxIsOneReference(encoding: true)
-
-/// Whether a `KeyedDecodingContainer` is exactly one strong reference to its box (fast path;
-/// A5).
-let _canReuseKeyedDecodingBoxes: Bool = _wireFastPaths && _keyedBoxIsOneReference(encoding: false)
-
-private func _keyedBoxIsOneReference(encoding: Bool) -> Bool {
-  let object: AnyObject
-  if encoding {
-    guard MemoryLayout<KeyedEncodingContainer<_StringKey>>.size == MemoryLayout<AnyObject>.size,
-      MemoryLayout<KeyedEncodingContainer<_StringKey>>.alignment == MemoryLayout<AnyObject>.alignment
-    else { return false }
-    object = unsafeBitCast(KeyedEncodingContainer(_InertKeyedEncoder<_StringKey>()), to: AnyObject.self)
-  } else {
-    guard MemoryLayout<KeyedDecodingContainer<_StringKey>>.size == MemoryLayout<AnyObject>.size,
-      MemoryLayout<KeyedDecodingContainer<_StringKey>>.alignment == MemoryLayout<AnyObject>.alignment
-    else { return false }
-    object = unsafeBitCast(KeyedDecodingContainer(_InertKeyedDecoder<_StringKey>()), to: AnyObject.self)
-  }
-  // `Swift._typeName` rather than `String(describing:)`: Mirror needs ~20 KB more stack.
-  let name = Swift._typeName(type(of: object), qualified: false)
-  return name.contains(encoding ? "KeyedEncodingContainerBox" : "KeyedDecodingContainerBox")
-}
-
-/// The box a keyed container holds (only when `_canReuseKeyedBoxes`; A4).
-@inline(__always)
-func _box<K>(of container: KeyedEncodingContainer<K>) -> AnyObject {
-  unsafeBitCast(container, to: AnyObject.self)
-}
-
-/// A keyed container around a box `_box(of:)` returned for the same key type (A4).
-@inline(__always)
-func _keyedEncodingContainer<K>(fromBox box: AnyObject, _ key: K.Type) -> KeyedEncodingContainer<K> {
-  unsafeBitCast(box, to: KeyedEncodingContainer<K>.self)
-}
-
-/// The box a keyed decoding container holds (only when `_canReuseKeyedDecodingBoxes`; A5).
-@inline(__always)
-func _box<K>(of container: KeyedDecodingContainer<K>) -> AnyObject {
-  unsafeBitCast(container, to: AnyObject.self)
-}
-
-/// A keyed decoding container around a box `_box(of:)` returned for the same key type (A5).
-@inline(__always)
-func _keyedDecodingContainer<K>(fromBox box: AnyObject, _ key: K.Type) -> KeyedDecodingContainer<K> {
-  unsafeBitCast(box, to: KeyedDecodingContainer<K>.self)
-}
-
-// MARK: - A6: key identity
-
-extension _KeyCache {
-  /// The identity of `key` for caching, or nil when its type is not a small payload-less enum.
-  @inline(__always)
-  static func identity<K: CodingKey>(of key: K) -> (type: UInt, tag: UInt)? {
-    guard MemoryLayout<K>.size <= 2, _isEnumType(K.self) else { return nil }
-    let type = unsafeBitCast(K.self as Any.Type, to: UInt.self)
-    switch MemoryLayout<K>.size {
-    case 0: return (type, 0)
-    case 1: return (type, UInt(unsafeBitCast(key, to: UInt8.self)))
-    default: return (type, UInt(unsafeBitCast(key, to: UInt16.self)))
-    }
-  }
-}
-
-/// Keyed-container box reuse (A4) for the other encoders of ReducerKit (the patch differ's
-/// shape recorder): a container made once per key type and handed out again, which saves an
-/// allocation and two generic metadata lookups per struct.
-@_spi(Host)
-public enum _KeyedEncodingBoxes {
-  /// Whether boxes may be reused (A4 holds and the fast paths are on).
-  public static var canReuse: Bool { _canReuseKeyedBoxes }
-
-  /// The box `container` holds (only when `canReuse`).
-  @inline(__always)
-  public static func box<K>(of container: KeyedEncodingContainer<K>) -> AnyObject { _box(of: container) }
-
-  /// A container around a box `box(of:)` returned for the same key type.
-  @inline(__always)
-  public static func container<K>(fromBox box: AnyObject, _ key: K.Type) -> KeyedEncodingContainer<K> {
-    _keyedEncodingContainer(fromBox: box, key)
   }
 }

@@ -408,7 +408,8 @@ extension _EncoderImpl {
   func directAgrees<T>(_ value: T, _ plan: _DirectPlan, written: UnsafeBufferPointer<UInt8>) -> Bool {
     let scratch = _EncoderImpl()
     scratch.explicitNulls = explicitNulls
-    defer { scratch.finish() }
+    // Its output is read through a pointer below: keep it alive until then.
+    defer { withExtendedLifetime(scratch) {} }
     do {
       try withUnsafePointer(to: value) { try scratch.writeDirect(plan, UnsafeRawPointer($0)) }
     } catch {
