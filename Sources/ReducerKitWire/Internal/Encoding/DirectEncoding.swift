@@ -228,8 +228,6 @@ public func _directFields<T>(of type: T.Type) -> _DirectFields {
 @_spi(Host)
 public var _wireCrossChecking: Bool { _wireCrossCheck }
 
-@usableFromInline let _metadataKindStruct: UInt = 0x200
-
 /// How to write a stored property of type `type`, or nil if it is not `Encodable`.
 func _directKind(_ type: Any.Type) -> (_DirectKind, _DirectWriter?)? {
   switch ObjectIdentifier(type) {
