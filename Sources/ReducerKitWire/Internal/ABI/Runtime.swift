@@ -400,8 +400,7 @@ extension _KeyCache {
 /// Keyed-container box reuse (A4) for the other encoders of ReducerKit (the patch differ's
 /// shape recorder): a container made once per key type and handed out again, which saves an
 /// allocation and two generic metadata lookups per struct.
-@_spi(Host)
-public enum _KeyedEncodingBoxes {
+enum _KeyedEncodingBoxes {
   /// Whether boxes may be reused (A4 holds and the fast paths are on).
   public static var canReuse: Bool { _canReuseKeyedBoxes }
 
