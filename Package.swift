@@ -9,6 +9,8 @@ let package = Package(
     .library(name: "ReducerKitTesting", targets: ["ReducerKitTesting"]),
     .library(name: "ReducerKitWire", targets: ["ReducerKitWire"]),
     .library(name: "ReducerKitExamples", targets: ["ReducerKitExamples"]),
+    .library(name: "ReducerKitHost", targets: ["ReducerKitHost"]),
+    .library(name: "ReducerKitHostTesting", targets: ["ReducerKitHostTesting"]),
     .library(name: "ReducerKitFFI", targets: ["ReducerKitFFI"]),
     // libreducerkit.so: the C ABI plus the example features.
     .library(name: "reducerkit", type: .dynamic, targets: ["ReducerKitLibrary"]),
@@ -30,9 +32,13 @@ let package = Package(
     .package(url: "https://github.com/pointfreeco/xctest-dynamic-overlay", from: "1.13.1"),
   ],
   targets: [
+    // The platform vocabulary (a lock, a locked value, a condition, the thread id) every module
+    // below uses; internal to the package.
+    .target(name: "ReducerKitPlatform"),
     .target(
       name: "ReducerKit",
       dependencies: [
+        "ReducerKitPlatform",
         .product(
           name: "IdentifiedCollections", package: "swift-identified-collections",
           condition: .when(traits: ["IdentifiedCollections"])),
@@ -41,10 +47,7 @@ let package = Package(
     .target(
       name: "ReducerKitTesting",
       dependencies: [
-        "ReducerKit",
-        // The scenario runner runs any registered `Feature` (no Foundation: FFI and Wire are
-        // what a feature library links anyway).
-        "ReducerKitFFI", "ReducerKitWire",
+        "ReducerKitPlatform", "ReducerKit",
         .product(name: "CustomDump", package: "swift-custom-dump"),
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
         // Links the bridge IssueReporting finds at run time to fail the running Swift Testing
@@ -55,10 +58,24 @@ let package = Package(
       ]
     ),
     .target(name: "CReducerKitTestingSupport"),
-    .target(name: "ReducerKitWire", dependencies: ["CReducerKitShims"]),
+    // The Swift scenario runner: a TestStore of any registered `Feature` (the host runtime and
+    // the test store; no C door).
+    .target(
+      name: "ReducerKitHostTesting",
+      dependencies: [
+        "ReducerKitHost", "ReducerKitTesting", "ReducerKitWire",
+        .product(name: "CustomDump", package: "swift-custom-dump"),
+        .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
+      ]
+    ),
+    .target(name: "ReducerKitWire", dependencies: ["ReducerKitPlatform", "CReducerKitShims"]),
     .target(name: "ReducerKitExamples", dependencies: ["ReducerKit", "ReducerKitWire"]),
     .target(name: "CReducerKitShims"),
-    .target(name: "ReducerKitFFI", dependencies: ["ReducerKit", "ReducerKitWire", "CReducerKitShims"]),
+    // The Swift host runtime: features, host stores, requests, recording, scenarios. JSON in and
+    // out; no C types.
+    .target(name: "ReducerKitHost", dependencies: ["ReducerKitPlatform", "ReducerKit", "ReducerKitWire", "CReducerKitShims"]),
+    // The C door: the @_cdecl exports of include/reducerkit.h over the host runtime.
+    .target(name: "ReducerKitFFI", dependencies: ["ReducerKitPlatform", "ReducerKitHost", "ReducerKit", "ReducerKitWire", "CReducerKitShims"]),
     .target(name: "ReducerKitLibrary", dependencies: ["ReducerKitFFI", "ReducerKitExamples"]),
     .executableTarget(
       name: "reducerkit-demo",
@@ -70,23 +87,26 @@ let package = Package(
       dependencies: ["ReducerKit"],
       path: "benchmarks/swift"
     ),
+    // What every Swift test target shares (scaled caps of waits); not a product.
+    .target(name: "ReducerKitTestSupport", path: "Tests/Support"),
     .testTarget(
       name: "ReducerKitTests",
       dependencies: [
-        "ReducerKit", "ReducerKitTesting",
+        "ReducerKit", "ReducerKitTesting", "ReducerKitTestSupport",
       ]
     ),
-    .testTarget(name: "ReducerKitWireTests", dependencies: ["ReducerKitWire"]),
+    .testTarget(name: "ReducerKitPlatformTests", dependencies: ["ReducerKitPlatform"]),
+    .testTarget(name: "ReducerKitWireTests", dependencies: ["ReducerKitWire", "ReducerKitTestSupport"]),
     .testTarget(
-      name: "ReducerKitScenarioTests",
+      name: "ReducerKitHostTests",
       dependencies: [
-        "ReducerKitExamples", "ReducerKitWire", "ReducerKitTesting", "ReducerKitFFI",
+        "ReducerKitExamples", "ReducerKitWire", "ReducerKitTesting", "ReducerKitHost", "ReducerKitHostTesting", "ReducerKitFFI", "ReducerKitTestSupport",
       ]
     ),
     .testTarget(
       name: "ReducerKitAdapterTests",
       dependencies: [
-        "ReducerKit", "ReducerKitTesting",
+        "ReducerKit", "ReducerKitTesting", "ReducerKitTestSupport",
       ]
     ),
   ],

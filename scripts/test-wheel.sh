@@ -25,7 +25,8 @@ esac
 unzip_p() { "$python" -c 'import sys, zipfile; sys.stdout.buffer.write(zipfile.ZipFile(sys.argv[1]).read(sys.argv[2]))' "$@"; }
 contents=$("$python" -c 'import sys, zipfile; print("\n".join(zipfile.ZipFile(sys.argv[1]).namelist()))' "$wheel")
 for f in reducerkit/libreducerkit.so reducerkit/reducerkit-check reducerkit/_speedups.abi3.so \
-  reducerkit/__init__.py reducerkit/py.typed "reducerkit-$version.dist-info/licenses/LICENSE"; do
+  reducerkit/__init__.py reducerkit/py.typed reducerkit/cli/__init__.py reducerkit/cli/run.py \
+  reducerkit/testing/store.py "reducerkit-$version.dist-info/licenses/LICENSE"; do
   grep -qxF "$f" <<<"$contents" || fail "$(basename "$wheel") lacks $f; it has: $contents"
 done
 cmp -s <(unzip_p "$wheel" reducerkit/libreducerkit.so) build/libreducerkit.so \

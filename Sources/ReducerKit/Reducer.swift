@@ -1,3 +1,4 @@
+import ReducerKitPlatform
 /// Describes how a feature's state changes in response to actions, and which effects run.
 ///
 /// Implement either ``reduce(into:action:)`` (the plain style) or ``body`` (TCA style):

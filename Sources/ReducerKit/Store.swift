@@ -1,5 +1,6 @@
 import Observation
 import Synchronization
+import ReducerKitPlatform
 
 /// Holds a feature's state, runs its reducer for each action, and runs the effects.
 ///

@@ -4,8 +4,21 @@
   @preconcurrency import Darwin
 #endif
 import CReducerKitShims
+// A feature library imports this module for `Feature` and `FeatureRegistry` (the host runtime).
+@_exported import ReducerKitHost
+import ReducerKit
 import ReducerKitWire
 import Synchronization
+import ReducerKitPlatform
+
+/// The C callback type of `rk_store_subscribe` (`rk_state_callback`).
+public typealias StateCallback = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, Int, UInt64) -> Void
+
+/// The C callback type of `rk_store_subscribe_patches` (`rk_patch_callback`).
+public typealias PatchCallback = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, Int, UInt64) -> Void
+
+/// The C callback type of `rk_store_on_request` (`rk_request_callback`).
+public typealias RequestCallback = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, Int) -> Void
 
 // The C ABI of include/reducerkit.h. Every export catches and maps errors to a status; no Swift
 // error or trap crosses the boundary.
@@ -38,13 +51,13 @@ private struct HandleTable {
     return (Int(index & ((1 << UInt(slotBits)) - 1)), index >> UInt(slotBits))
   }
 
-  mutating func insert(_ box: HostStoreBox, generation: UInt64) throws(FFIError) -> UInt {
+  mutating func insert(_ box: HostStoreBox, generation: UInt64) throws(HostError) -> UInt {
     let slot: Int
     if let reused = free.popLast() {
       slot = reused
     } else {
       guard slots.count < 1 << Self.slotBits else {
-        throw FFIError(.misuse, "too many live stores (\(slots.count)); destroy stores you no longer use")
+        throw HostError(.misuse, "too many live stores (\(slots.count)); destroy stores you no longer use")
       }
       slot = slots.count
       slots.append(Slot())
@@ -76,11 +89,11 @@ private struct HandleTable {
 
 private let handles = Locked(HandleTable())
 
-private func lookup(_ store: OpaquePointer?) throws(FFIError) -> HostStoreBox {
-  guard let store else { throw FFIError(.invalidArgument, "store is NULL") }
+private func lookup(_ store: OpaquePointer?) throws(HostError) -> HostStoreBox {
+  guard let store else { throw HostError(.invalidArgument, "store is NULL") }
   let key = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(store)))
   guard let found = handles.withLock({ $0.find(key) }), let box = found.box else {
-    throw FFIError(.invalidHandle, "store \(UnsafeRawPointer(store)) was destroyed or never created")
+    throw HostError(.invalidHandle, "store \(UnsafeRawPointer(store)) was destroyed or never created")
   }
   guard found.generation == rk_shim_fork_generation() else { throw forkedStoreError(store) }
   return box
@@ -90,8 +103,8 @@ private func lookup(_ store: OpaquePointer?) throws(FFIError) -> HostStoreBox {
 private let forkedAway = Locked<[HostStoreBox]>([])
 
 /// A store made before this process was forked: its effects' threads are not in the child.
-private func forkedStoreError(_ store: OpaquePointer) -> FFIError {
-  FFIError(
+private func forkedStoreError(_ store: OpaquePointer) -> HostError {
+  HostError(
     .misuse,
     "store \(UnsafeRawPointer(store)) was created before this process forked; its effects "
       + "cannot run in the child. Create stores after forking (Python multiprocessing: the "
@@ -112,7 +125,7 @@ private let unknownStatus: StaticString = "unknown status"
 
 @_cdecl("rk_status_string")
 public func rk_status_string(_ status: Int32) -> UnsafePointer<CChar> {
-  let text = RKStatus(rawValue: status)?.staticText ?? unknownStatus
+  let text = HostStatus(rawValue: status)?.staticText ?? unknownStatus
   return UnsafeRawPointer(text.utf8Start).assumingMemoryBound(to: CChar.self)
 }
 
@@ -127,8 +140,8 @@ public func rk_features(
   _ outJSON: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
   _ outLength: UnsafeMutablePointer<Int>?
 ) -> Int32 {
-  ffiCall { () throws(FFIError) in
-    guard let outJSON else { throw FFIError(.invalidArgument, "out_json is NULL") }
+  ffiCall { () throws(HostError) in
+    guard let outJSON else { throw HostError(.invalidArgument, "out_json is NULL") }
     let list = JSONValue.array(FeatureRegistry.all.map { $0.describe() })
     let bytes = list.serializedBytes()
     try copyOut(bytes, outJSON, outLength)
@@ -141,13 +154,13 @@ public func rk_store_create(
   _ optionsJSON: UnsafePointer<CChar>?,
   _ out: UnsafeMutablePointer<OpaquePointer?>?
 ) -> Int32 {
-  ffiCall { () throws(FFIError) in
-    guard let feature else { throw FFIError(.invalidArgument, "feature is NULL") }
-    guard let out else { throw FFIError(.invalidArgument, "out is NULL") }
+  ffiCall { () throws(HostError) in
+    guard let feature else { throw HostError(.invalidArgument, "feature is NULL") }
+    guard let out else { throw HostError(.invalidArgument, "out is NULL") }
     let name = String(decoding: UnsafeRawBufferPointer(start: feature, count: strlen(feature)), as: UTF8.self)
     guard let found = FeatureRegistry.feature(named: name) else {
       let names = FeatureRegistry.all.map(\.name)
-      throw FFIError(
+      throw HostError(
         .unknownFeature,
         "unknown feature \(WireMessage.quoted(name))\(WireMessage.didYouMean(name, among: names)); expected one of: "
           + (names.isEmpty ? "(none registered)" : WireMessage.listed(names.map(WireMessage.quoted))))
@@ -158,10 +171,10 @@ public func rk_store_create(
     let generation = rk_shim_fork_generation()
     let store = try found.makeStore(options)
     let key: UInt
-    do throws(FFIError) {
-      key = try handles.withLock { (table) throws(FFIError) in try table.insert(store, generation: generation) }
+    do throws(HostError) {
+      key = try handles.withLock { (table) throws(HostError) in try table.insert(store, generation: generation) }
     } catch {
-      store.destroy()
+      store.table.run.destroy(store.store)
       throw error
     }
     out.pointee = OpaquePointer(bitPattern: key)
@@ -182,24 +195,24 @@ public func rk_store_destroy(_ store: OpaquePointer?) {
     forkedAway.withLock { $0.append(box) }
     return
   }
-  box.destroy()
+  box.table.run.destroy(box.store)
 }
 
 @_cdecl("rk_store_send")
 public func rk_store_send(_ store: OpaquePointer?, _ actionJSON: UnsafePointer<CChar>?) -> Int32 {
-  ffiCall { () throws(FFIError) in
+  ffiCall { () throws(HostError) in
     let host = try lookup(store)
-    guard let actionJSON else { throw FFIError(.invalidArgument, "action_json is NULL") }
+    guard let actionJSON else { throw HostError(.invalidArgument, "action_json is NULL") }
     try host.send(UnsafeRawBufferPointer(start: actionJSON, count: strlen(actionJSON)))
   }
 }
 
 @_cdecl("rk_store_send_n")
 public func rk_store_send_n(_ store: OpaquePointer?, _ actionJSON: UnsafePointer<CChar>?, _ length: Int) -> Int32 {
-  ffiCall { () throws(FFIError) in
+  ffiCall { () throws(HostError) in
     let host = try lookup(store)
-    guard let actionJSON else { throw FFIError(.invalidArgument, "action_json is NULL") }
-    guard length >= 0 else { throw FFIError(.invalidArgument, "len is too large") }
+    guard let actionJSON else { throw HostError(.invalidArgument, "action_json is NULL") }
+    guard length >= 0 else { throw HostError(.invalidArgument, "len is too large") }
     try host.send(UnsafeRawBufferPointer(start: actionJSON, count: length))
   }
 }
@@ -210,10 +223,10 @@ public func rk_store_state(
   _ outJSON: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
   _ outLength: UnsafeMutablePointer<Int>?
 ) -> Int32 {
-  ffiCall { () throws(FFIError) in
+  ffiCall { () throws(HostError) in
     let host = try lookup(store)
-    guard let outJSON else { throw FFIError(.invalidArgument, "out_json is NULL") }
-    try host.withStateJSON { (bytes) throws(FFIError) in try copyOut(bytes, outJSON, outLength) }
+    guard let outJSON else { throw HostError(.invalidArgument, "out_json is NULL") }
+    try host.table.run.withStateJSON(host.store) { (bytes) throws(HostError) in try copyOut(bytes, outJSON, outLength) }
   }
 }
 
@@ -225,11 +238,11 @@ public func rk_store_get(
   _ outLength: UnsafeMutablePointer<Int>?,
   _ outVersion: UnsafeMutablePointer<UInt64>?
 ) -> Int32 {
-  ffiCall { () throws(FFIError) in
+  ffiCall { () throws(HostError) in
     let host = try lookup(store)
-    guard let outJSON else { throw FFIError(.invalidArgument, "out_json is NULL") }
+    guard let outJSON else { throw HostError(.invalidArgument, "out_json is NULL") }
     let bytes = pointer.map { UnsafeRawBufferPointer(start: $0, count: strlen($0)) }
-    let (json, count, version) = try host.get(bytes)
+    let (json, count, version) = try host.table.run.get(host.store, bytes)
     try copyOut(json, count: count, outJSON, outLength)
     outVersion?.pointee = version
   }
@@ -243,10 +256,10 @@ public func rk_store_patch(
   _ outLength: UnsafeMutablePointer<Int>?,
   _ outVersion: UnsafeMutablePointer<UInt64>?
 ) -> Int32 {
-  ffiCall { () throws(FFIError) in
+  ffiCall { () throws(HostError) in
     let host = try lookup(store)
-    guard let outJSON else { throw FFIError(.invalidArgument, "out_json is NULL") }
-    let (json, version) = try host.patch(sinceVersion)
+    guard let outJSON else { throw HostError(.invalidArgument, "out_json is NULL") }
+    let (json, version) = try host.table.run.patch(host.store, sinceVersion)
     try copyOut(json, outJSON, outLength)
     outVersion?.pointee = version
   }
@@ -259,20 +272,20 @@ public func rk_store_subscribe_patches(
   _ userdata: UnsafeMutableRawPointer?,
   _ outToken: UnsafeMutablePointer<UInt64>?
 ) -> Int32 {
-  ffiCall { () throws(FFIError) in
+  ffiCall { () throws(HostError) in
     let host = try lookup(store)
-    guard let callback else { throw FFIError(.invalidArgument, "cb is NULL") }
-    guard let outToken else { throw FFIError(.invalidArgument, "out_token is NULL") }
-    outToken.pointee = try host.subscribePatches(callback, userdata)
+    guard let callback else { throw HostError(.invalidArgument, "cb is NULL") }
+    guard let outToken else { throw HostError(.invalidArgument, "out_token is NULL") }
+    outToken.pointee = try host.table.run.subscribePatches(host.store, sink(callback, userdata))
   }
 }
 
 @_cdecl("rk_store_version")
 public func rk_store_version(_ store: OpaquePointer?, _ outVersion: UnsafeMutablePointer<UInt64>?) -> Int32 {
-  ffiCall { () throws(FFIError) in
+  ffiCall { () throws(HostError) in
     let host = try lookup(store)
-    guard let outVersion else { throw FFIError(.invalidArgument, "out_version is NULL") }
-    outVersion.pointee = host.version()
+    guard let outVersion else { throw HostError(.invalidArgument, "out_version is NULL") }
+    outVersion.pointee = host.table.run.version(host.store)
   }
 }
 
@@ -283,27 +296,36 @@ public func rk_store_subscribe(
   _ userdata: UnsafeMutableRawPointer?,
   _ outToken: UnsafeMutablePointer<UInt64>?
 ) -> Int32 {
-  ffiCall { () throws(FFIError) in
+  ffiCall { () throws(HostError) in
     let host = try lookup(store)
-    guard let callback else { throw FFIError(.invalidArgument, "cb is NULL") }
-    guard let outToken else { throw FFIError(.invalidArgument, "out_token is NULL") }
-    outToken.pointee = host.subscribe(callback, userdata)
+    guard let callback else { throw HostError(.invalidArgument, "cb is NULL") }
+    guard let outToken else { throw HostError(.invalidArgument, "out_token is NULL") }
+    outToken.pointee = host.table.run.subscribe(host.store, sink(callback, userdata))
   }
 }
 
 @_cdecl("rk_store_unsubscribe")
 public func rk_store_unsubscribe(_ store: OpaquePointer?, _ token: UInt64) -> Int32 {
-  ffiCall { () throws(FFIError) in try lookup(store).unsubscribe(token) }
+  ffiCall { () throws(HostError) in
+    let host = try lookup(store)
+    try host.table.run.unsubscribe(host.store, token)
+  }
 }
 
 @_cdecl("rk_store_wait_idle")
 public func rk_store_wait_idle(_ store: OpaquePointer?, _ timeoutMilliseconds: Int64) -> Int32 {
-  ffiCall { () throws(FFIError) in try lookup(store).waitIdle(timeoutMilliseconds) }
+  ffiCall { () throws(HostError) in
+    let host = try lookup(store)
+    try host.table.run.waitIdle(host.store, timeoutMilliseconds)
+  }
 }
 
 @_cdecl("rk_store_advance_clock")
 public func rk_store_advance_clock(_ store: OpaquePointer?, _ milliseconds: Int64) -> Int32 {
-  ffiCall { () throws(FFIError) in try lookup(store).advanceClock(milliseconds) }
+  ffiCall { () throws(HostError) in
+    let host = try lookup(store)
+    try host.table.run.advanceClock(host.store, milliseconds)
+  }
 }
 
 @_cdecl("rk_store_take_actions")
@@ -312,10 +334,10 @@ public func rk_store_take_actions(
   _ outJSON: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
   _ outLength: UnsafeMutablePointer<Int>?
 ) -> Int32 {
-  ffiCall { () throws(FFIError) in
+  ffiCall { () throws(HostError) in
     let host = try lookup(store)
-    guard let outJSON else { throw FFIError(.invalidArgument, "out_json is NULL") }
-    let bytes = try host.takeActions()
+    guard let outJSON else { throw HostError(.invalidArgument, "out_json is NULL") }
+    let bytes = try host.table.run.takeActions(host.store)
     try copyOut(bytes, outJSON, outLength)
   }
 }
@@ -326,19 +348,19 @@ public func rk_store_scenario(
   _ outJSON: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
   _ outLength: UnsafeMutablePointer<Int>?
 ) -> Int32 {
-  ffiCall { () throws(FFIError) in
+  ffiCall { () throws(HostError) in
     let host = try lookup(store)
-    guard let outJSON else { throw FFIError(.invalidArgument, "out_json is NULL") }
+    guard let outJSON else { throw HostError(.invalidArgument, "out_json is NULL") }
     try copyOut(host.scenario(), outJSON, outLength)
   }
 }
 
 @_cdecl("rk_store_effect_count")
 public func rk_store_effect_count(_ store: OpaquePointer?, _ outCount: UnsafeMutablePointer<UInt64>?) -> Int32 {
-  ffiCall { () throws(FFIError) in
+  ffiCall { () throws(HostError) in
     let host = try lookup(store)
-    guard let outCount else { throw FFIError(.invalidArgument, "out_count is NULL") }
-    outCount.pointee = UInt64(host.effectCount())
+    guard let outCount else { throw HostError(.invalidArgument, "out_count is NULL") }
+    outCount.pointee = UInt64(host.table.run.effectCount(host.store))
   }
 }
 
@@ -348,8 +370,8 @@ public func rk_store_effect_count(_ store: OpaquePointer?, _ outCount: UnsafeMut
 public func rk_store_on_request(
   _ store: OpaquePointer?, _ callback: RequestCallback?, _ userdata: UnsafeMutableRawPointer?
 ) -> Int32 {
-  ffiCall { () throws(FFIError) in
-    try lookup(store).requests.setCallback(callback, userdata: userdata)
+  ffiCall { () throws(HostError) in
+    try lookup(store).requests.setCallback(callback.map { requestSink($0, userdata) })
   }
 }
 
@@ -359,18 +381,18 @@ public func rk_store_take_requests(
   _ outJSON: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
   _ outLength: UnsafeMutablePointer<Int>?
 ) -> Int32 {
-  ffiCall { () throws(FFIError) in
+  ffiCall { () throws(HostError) in
     let host = try lookup(store)
-    guard let outJSON else { throw FFIError(.invalidArgument, "out_json is NULL") }
+    guard let outJSON else { throw HostError(.invalidArgument, "out_json is NULL") }
     try copyOut(host.requests.take(), outJSON, outLength)
   }
 }
 
 @_cdecl("rk_store_request_fd")
 public func rk_store_request_fd(_ store: OpaquePointer?, _ outFD: UnsafeMutablePointer<Int32>?) -> Int32 {
-  ffiCall { () throws(FFIError) in
+  ffiCall { () throws(HostError) in
     let host = try lookup(store)
-    guard let outFD else { throw FFIError(.invalidArgument, "out_fd is NULL") }
+    guard let outFD else { throw HostError(.invalidArgument, "out_fd is NULL") }
     outFD.pointee = try host.requests.fileDescriptor()
   }
 }
@@ -379,12 +401,12 @@ public func rk_store_request_fd(_ store: OpaquePointer?, _ outFD: UnsafeMutableP
 public func rk_store_resolve(
   _ store: OpaquePointer?, _ requestID: UInt64, _ responseJSON: UnsafePointer<CChar>?
 ) -> Int32 {
-  ffiCall { () throws(FFIError) in
+  ffiCall { () throws(HostError) in
     let host = try lookup(store)
-    guard let responseJSON else { throw FFIError(.invalidArgument, "response_json is NULL") }
+    guard let responseJSON else { throw HostError(.invalidArgument, "response_json is NULL") }
     try host.requests.resolve(
       requestID, UnsafeRawBufferPointer(start: responseJSON, count: strlen(responseJSON)))
-    host.settle()
+    host.table.run.settle(host.store)
   }
 }
 
@@ -392,11 +414,11 @@ public func rk_store_resolve(
 public func rk_store_fail(
   _ store: OpaquePointer?, _ requestID: UInt64, _ message: UnsafePointer<CChar>?
 ) -> Int32 {
-  ffiCall { () throws(FFIError) in
+  ffiCall { () throws(HostError) in
     let host = try lookup(store)
     let text = message.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: strlen($0)), as: UTF8.self) } ?? ""
     try host.requests.fail(requestID, message: text)
-    host.settle()
+    host.table.run.settle(host.store)
   }
 }
 
@@ -409,15 +431,15 @@ public func rk_scenario_parse(
   _ outJSON: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
   _ outLength: UnsafeMutablePointer<Int>?
 ) -> Int32 {
-  ffiCall { () throws(FFIError) in
-    guard let json else { throw FFIError(.invalidArgument, "json is NULL") }
-    guard let outJSON else { throw FFIError(.invalidArgument, "out_json is NULL") }
-    guard length >= 0 else { throw FFIError(.invalidArgument, "len is too large") }
+  ffiCall { () throws(HostError) in
+    guard let json else { throw HostError(.invalidArgument, "json is NULL") }
+    guard let outJSON else { throw HostError(.invalidArgument, "out_json is NULL") }
+    guard length >= 0 else { throw HostError(.invalidArgument, "len is too large") }
     let text: [UInt8]
     do throws(ScenarioFormat.Failure) {
       text = try ScenarioFormat.normalFormText(of: UnsafeRawBufferPointer(start: json, count: length))
     } catch {
-      throw FFIError(error.kind == .json ? .json : .invalidArgument, error.message)
+      throw HostError(error.kind == .json ? .json : .invalidArgument, error.message)
     }
     try copyOut(text, outJSON, outLength)
   }
@@ -433,16 +455,16 @@ public func rk_json_match(
   _ outDiff: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
   _ outDiffLength: UnsafeMutablePointer<Int>?
 ) -> Int32 {
-  ffiCall { () throws(FFIError) in
-    guard let expected else { throw FFIError(.invalidArgument, "expected is NULL") }
-    guard let actual else { throw FFIError(.invalidArgument, "actual is NULL") }
-    guard let outEqual else { throw FFIError(.invalidArgument, "out_equal is NULL") }
-    guard expectedLength >= 0, actualLength >= 0 else { throw FFIError(.invalidArgument, "a length is too large") }
-    func parse(_ text: UnsafePointer<CChar>, _ count: Int, _ which: String) throws(FFIError) -> JSONValue {
+  ffiCall { () throws(HostError) in
+    guard let expected else { throw HostError(.invalidArgument, "expected is NULL") }
+    guard let actual else { throw HostError(.invalidArgument, "actual is NULL") }
+    guard let outEqual else { throw HostError(.invalidArgument, "out_equal is NULL") }
+    guard expectedLength >= 0, actualLength >= 0 else { throw HostError(.invalidArgument, "a length is too large") }
+    func parse(_ text: UnsafePointer<CChar>, _ count: Int, _ which: String) throws(HostError) -> JSONValue {
       do {
         return try parseJSON(UnsafeRawBufferPointer(start: text, count: count), maxDepth: jsonMaxDepthLimit)
       } catch {
-        throw FFIError(.json, "\(which): \(error.message)")
+        throw HostError(.json, "\(which): \(error.message)")
       }
     }
     var wanted = try parse(expected, expectedLength, "expected")
@@ -460,4 +482,18 @@ public func rk_json_match(
     }
     outEqual.pointee = description == nil ? 1 : 0
   }
+}
+
+// MARK: - C callback adapters
+
+/// The C state or patch callback `callback` with `userdata`, as the host runtime's sink.
+private func sink(_ callback: StateCallback, _ userdata: UnsafeMutableRawPointer?) -> JSONSink {
+  let address = UInt(bitPattern: userdata)
+  return { json, count, version in callback(UnsafeMutableRawPointer(bitPattern: address), json, count, version) }
+}
+
+/// The C request callback `callback` with `userdata`, as the host runtime's sink.
+private func requestSink(_ callback: RequestCallback, _ userdata: UnsafeMutableRawPointer?) -> RequestSink {
+  let address = UInt(bitPattern: userdata)
+  return { event, count in callback(UnsafeMutableRawPointer(bitPattern: address), event, count) }
 }

@@ -1,5 +1,5 @@
 import IssueReporting
-@_spi(Testing) import ReducerKit
+import ReducerKit
 
 /// Routes ReducerKit's runtime issues (TCA's runtime warnings) to IssueReporting, which fails
 /// the running Swift Testing or XCTest test and prints a warning outside tests. Called when the

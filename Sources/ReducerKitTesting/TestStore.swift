@@ -49,11 +49,11 @@ public final class TestStore<State: Equatable, Action: Sendable> {
   private let location: _Location
   private var finished = false
   /// Put before every failure message (the scenario runner names the scenario and step).
-  var issuePrefix = ""
+  package var issuePrefix = ""
   /// The scenario runner's check of the state after the next send or receive, by the scenario
   /// format's rule: nil when the state is as expected, else what differs. When set, it
   /// replaces the assertion closure's comparison (which is then nil).
-  var expectedState: ((_ actual: State) -> String?)?
+  package var expectedState: ((_ actual: State) -> String?)?
 
   /// A test store for the reducer `reducer` builds.
   ///
@@ -195,7 +195,7 @@ public final class TestStore<State: Equatable, Action: Sendable> {
 
   /// Asserts that an effect sent an action matching `isMatching` next, described by `label`
   /// in failures (the scenario runner: the expected action as JSON).
-  func receive(
+  package func receive(
     _ label: String,
     _ isMatching: (Action) -> Bool,
     timeout: Duration?,
@@ -293,7 +293,7 @@ public final class TestStore<State: Equatable, Action: Sendable> {
   /// Waits (up to ``timeout``) until no effect runs: what the scenario runner does after a
   /// host's answer on the test clock, as `rk_store_resolve` does, so that answers given one
   /// after the other are reduced in that order.
-  func settle() async {
+  package func settle() async {
     _ = await store.idle(timeout: timeout)
   }
 
@@ -378,11 +378,18 @@ enum _TestAction<Action: Sendable>: Sendable {
   case receive(Action)
 }
 
-struct _Location {
-  let fileID: StaticString
-  let filePath: StaticString
-  let line: UInt
-  let column: UInt
+package struct _Location {
+  package let fileID: StaticString
+  package let filePath: StaticString
+  package let line: UInt
+  package let column: UInt
+
+  package init(fileID: StaticString, filePath: StaticString, line: UInt, column: UInt) {
+    self.fileID = fileID
+    self.filePath = filePath
+    self.line = line
+    self.column = column
+  }
 }
 
 /// Records what the reducer saw; written under the store's lock from any thread.

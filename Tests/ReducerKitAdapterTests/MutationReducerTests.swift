@@ -1,6 +1,7 @@
 import ReducerKit
 import ReducerKitTesting
 import Testing
+import ReducerKitTestSupport
 
 // MARK: - Mutation style: counter
 

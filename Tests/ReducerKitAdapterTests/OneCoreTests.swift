@@ -2,6 +2,7 @@ import Observation
 import ReducerKit
 import ReducerKitTesting
 import Testing
+import ReducerKitTestSupport
 
 /// A core feature that composes a mutation-style child and a ReSwift-style child with `Scope`:
 /// both adapters are plain core reducers.

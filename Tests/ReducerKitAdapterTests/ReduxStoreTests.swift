@@ -1,6 +1,7 @@
 import ReducerKit
 import ReducerKitTesting
 import Testing
+import ReducerKitTestSupport
 
 // MARK: - ReSwift-Effect example 1: counter
 

@@ -3,6 +3,7 @@ import ReducerKit
 import ReducerKitTesting
 import Synchronization
 import Testing
+import ReducerKitTestSupport
 
 /// A value shared between a test and the tasks it starts.
 final class Locked<Value: Sendable>: Sendable {

@@ -3,6 +3,7 @@ import Synchronization
 @_spi(Host) import ReducerKit
 import ReducerKitTesting
 import Testing
+import ReducerKitTestSupport
 
 /// A host endpoint declared the way the README shows.
 private enum WeatherEndpoint: DependencyKey {

@@ -1,6 +1,7 @@
 import Dispatch
 import ReducerKit
 import Testing
+import ReducerKitTestSupport
 
 @Suite struct StoreTests {
   // MARK: Construction and reading

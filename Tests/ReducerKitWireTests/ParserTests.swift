@@ -1,5 +1,6 @@
 import Testing
 import ReducerKitWire
+import ReducerKitTestSupport
 
 @Suite struct ParserTests {
   func parseError(_ text: String) -> WireError? {

@@ -19,10 +19,10 @@ let package = Package(
         .product(name: "ReducerKitFFI", package: "ReducerKit"),
       ]
     ),
-    // The package's scenarios (scenarios/*.scenario.json), run by ReducerKitTesting.
+    // The package's scenarios (scenarios/*.scenario.json), run by ReducerKitHostTesting.
     .testTarget(
       name: "ScoreboardTests",
-      dependencies: ["Scoreboard", .product(name: "ReducerKitTesting", package: "ReducerKit")]
+      dependencies: ["Scoreboard", .product(name: "ReducerKitHostTesting", package: "ReducerKit")]
     ),
   ],
   swiftLanguageModes: [.v6]

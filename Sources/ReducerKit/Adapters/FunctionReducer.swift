@@ -1,3 +1,4 @@
+import ReducerKitPlatform
 /// A ReSwift-style function reducer and its environment as a core ``Reducer``: what
 /// ``ReduxStore`` runs, and what you put in a ``Store``, a `TestStore` or a ``Scope``.
 ///

@@ -1,4 +1,5 @@
 import Synchronization
+import ReducerKitPlatform
 
 /// A mutation reducer as a core ``Reducer``: what ``MutationStore`` runs, and what you put in a
 /// ``Store``, a `TestStore` or a ``Scope`` to use a mutation-style feature with the core.

@@ -1,4 +1,5 @@
 import Observation
+import ReducerKitPlatform
 
 /// A ReSwift-style store (ReSwift-Effect's `Store`): a function reducer with an
 /// injected environment, middleware around `dispatch`, and `StoreSubscriber`s. A thin wrapper

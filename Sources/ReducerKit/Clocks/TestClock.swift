@@ -1,3 +1,4 @@
+import ReducerKitPlatform
 /// A clock whose time moves only when a test (or host) advances it, deterministically.
 ///
 /// Advancing resumes the sleepers that are due one at a time, in deadline order (and, at the

@@ -1,4 +1,5 @@
 import Synchronization
+import ReducerKitPlatform
 
 /// An array of identifiable elements whose versions know what changed between them.
 ///

@@ -1,3 +1,4 @@
+import ReducerKitPlatform
 #if canImport(FoundationEssentials)
   import FoundationEssentials
 #elseif canImport(Foundation)

@@ -1,3 +1,4 @@
+import ReducerKitPlatform
 /// An operation an effect calls that a host program may answer instead of Swift: a name, a
 /// `Codable` payload and a `Codable` response, with a Swift implementation that runs when no
 /// host answers it.
@@ -103,7 +104,7 @@ public struct _EffectWait: Sendable {
   }
 }
 
-/// A mutex and condition variable for host bridges (the FFI's request table).
+/// A mutex and condition variable for host bridges (the host runtime's request table).
 @_spi(Host)
 public final class _HostMonitor: Sendable {
   private let condition = _Condition()

@@ -1,3 +1,4 @@
+import ReducerKitPlatform
 extension Effect where Action: Sendable {
   /// Lets at most one action of effects with `id` through per `duration` on `clock`.
   ///

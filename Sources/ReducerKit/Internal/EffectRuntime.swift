@@ -1,4 +1,5 @@
 import Synchronization
+import ReducerKitPlatform
 
 /// How many host answers effects hold, process-wide (see `EffectRuntime.Unit.heldAnswers`):
 /// while 0, sends skip looking for them.

@@ -6,6 +6,7 @@
   @preconcurrency import Darwin
 #endif
 import Synchronization
+import ReducerKitPlatform
 
 /// A state observer registered with a store.
 @usableFromInline

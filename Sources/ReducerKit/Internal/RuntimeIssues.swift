@@ -1,3 +1,4 @@
+import ReducerKitPlatform
 /// Where misuse that ReducerKit survives is reported (TCA's runtime warnings: a child action
 /// without child state, a test clock whose sleepers never settle). Standard error by default;
 /// linking ReducerKitTesting installs a handler that fails the running Swift Testing or XCTest
@@ -9,7 +10,7 @@ private let runtimeIssueLock = _Lock()
 nonisolated(unsafe) private var runtimeIssueHandler: (@Sendable (String) -> Void)?
 
 /// Installs where runtime issues go (nil: standard error). Not API: ReducerKitTesting calls it.
-@_spi(Testing) public func _setRuntimeIssueHandler(_ handler: (@Sendable (String) -> Void)?) {
+package func _setRuntimeIssueHandler(_ handler: (@Sendable (String) -> Void)?) {
   runtimeIssueLock.withLock { runtimeIssueHandler = handler }
 }
 

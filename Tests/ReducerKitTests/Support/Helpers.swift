@@ -2,6 +2,7 @@ import ReducerKit
 import ReducerKitTesting
 import Synchronization
 import Testing
+import ReducerKitTestSupport
 
 /// A thread-safe, append-only log that tests use to record what happened, in order.
 final class Log<Element: Sendable>: Sendable {

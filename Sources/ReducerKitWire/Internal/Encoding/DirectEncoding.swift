@@ -198,10 +198,9 @@ func _directPlan<T>(_ type: T.Type) -> _DirectPlan? {
   return _DirectPlan(parts)
 }
 
-/// What the direct path knows of a struct's stored properties, for ReducerKitFFI's patch
+/// What the direct path knows of a struct's stored properties, for the patch engine's
 /// differ, which compares and updates them in place by offset.
-@_spi(Host)
-public enum _DirectFields {
+enum _DirectFields {
   /// No direct path: not a `SynthesizedCodable` struct, one the codec cannot read, or one
   /// whose `encode(to:)` disagreed with its properties (or the fast paths are off).
   case unsupported
@@ -212,8 +211,7 @@ public enum _DirectFields {
 }
 
 /// The stored properties of `T` if its values are encoded as they are (see `_DirectFields`).
-@_spi(Host)
-public func _directFields<T>(of type: T.Type) -> _DirectFields {
+func _directFields<T>(of type: T.Type) -> _DirectFields {
   guard !_isEnumType(T.self) else { return .unsupported }
   switch _directState(T.self) {
   case .unsupported: return .unsupported
@@ -224,9 +222,8 @@ public func _directFields<T>(of type: T.Type) -> _DirectFields {
 }
 
 /// Whether `REDUCERKIT_WIRE_CHECK=1` asked for every fast path to be checked against the
-/// reference (ReducerKitFFI's patch differ checks its in-place path against its general one).
-@_spi(Host)
-public var _wireCrossChecking: Bool { _wireCrossCheck }
+/// reference (the patch differ checks its in-place path against its general one).
+var _wireCrossChecking: Bool { _wireCrossCheck }
 
 /// How to write a stored property of type `type`, or nil if it is not `Encodable`.
 func _directKind(_ type: Any.Type) -> (_DirectKind, _DirectWriter?)? {

@@ -41,7 +41,9 @@ from .errors import (
                      TimeoutError,
                      UnknownFeatureError,
 )
-from .store import Request, Store, features, load_library
+from ._host import Request
+from ._lifecycle import features, load_library
+from .store import Store
 
 __version__ = "0.2.0"
 

@@ -30,14 +30,17 @@ import select
 import threading
 import time
 from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable, Mapping
+from contextlib import suppress
 from ctypes import byref, c_int
 from typing import TYPE_CHECKING, Any
 
 from . import _json
+from ._lifecycle import callback_stack
 from ._native import REQUEST_CALLBACK, Library
 from .errors import (
     InvalidArgumentError,
     JSONError,
+    ReducerKitError,
     Status,
     StoreClosedError,
     TimeoutError,
@@ -46,7 +49,7 @@ from .errors import (
 if TYPE_CHECKING:  # asyncio is imported where it is used: `import reducerkit` stays fast
     import asyncio
 
-    from .store import _Core
+    from ._lifecycle import Core
 
 __all__ = ["Request", "HostRequests", "Provider", "failure_message", "encode_response",
            "normalize_provide"]
@@ -80,10 +83,6 @@ def _log_debug(message: str, *args: Any) -> None:
 Provider = Callable[[Any], Any]
 """A provider: called with a request's payload, returns the response (or an awaitable of it,
 or is an ``async def``), or raises to fail the request."""
-
-#: Per-thread state shared with store.py: the stack of stores whose callback runs on this
-#: thread (so that closing a store from its own callback keeps the running thunk alive).
-_tls = threading.local()
 
 _PENDING, _ANSWERED, _CANCELLED = 0, 1, 2
 _MISSING: Any = object()
@@ -198,7 +197,7 @@ class Request:
 class HostRequests:
     """A store's host requests, on the Python side (see the module documentation)."""
 
-    def __init__(self, core: _Core, providers: Mapping[str, Provider] | None,
+    def __init__(self, core: Core, providers: Mapping[str, Provider] | None,
                  loop: asyncio.AbstractEventLoop | None) -> None:
         self.core = core
         self.lib: Library = core.lib
@@ -228,9 +227,8 @@ class HostRequests:
         if not self.callback_mode:
             return
         thunk = REQUEST_CALLBACK(self._trampoline)
-        status = self.lib.rk_store_on_request(self.core.handle, thunk, None)
-        if status:
-            raise self.lib.error(status, "rk_store_on_request")
+        self.lib.call(self.lib.rk_store_on_request, self.core.handle, thunk, None,
+                      context="rk_store_on_request")
         self.thunk = thunk
 
     def remove_own_readers(self) -> None:
@@ -270,10 +268,7 @@ class HostRequests:
     def _trampoline(self, _userdata: Any, event_json: bytes, _length: int) -> None:
         """The ``rk_request_callback``: runs on the thread of the event; never raises."""
         core = self.core
-        stack: list[Any] | None = getattr(_tls, "stack", None)
-        if stack is None:
-            stack = []
-            _tls.stack = stack
+        stack = callback_stack()
         stack.append(core)
         try:
             event = self.lib.decode(event_json, "the request callback")
@@ -372,9 +367,8 @@ class HostRequests:
     def request_fd(self) -> int:
         if self.fd is None:
             out = c_int(-1)
-            status = self.lib.rk_store_request_fd(self.core.live(), byref(out))
-            if status:
-                raise self.lib.error(status, "rk_store_request_fd")
+            self.lib.call(self.lib.rk_store_request_fd, self.core.live(), byref(out),
+                          context="rk_store_request_fd")
             self.fd = out.value
         return self.fd
 
@@ -384,9 +378,7 @@ class HostRequests:
         request_id = _check_id(request_id)
         data = encode_response(value)
         handle = self.core.live()
-        status = self.lib.rk_store_resolve(handle, request_id, data)
-        if status:
-            raise self.lib.error(status)
+        self.lib.call(self.lib.rk_store_resolve, handle, request_id, data)
         self._answered(request_id)
 
     def fail(self, request_id: int, message: str) -> None:
@@ -398,10 +390,8 @@ class HostRequests:
             raise InvalidArgumentError("a failure message contains a NUL character",
                                        Status.INVALID_ARGUMENT)
         handle = self.core.live()
-        status = self.lib.rk_store_fail(handle, request_id,
-                                        message.encode("utf-8", "surrogatepass"))
-        if status:
-            raise self.lib.error(status)
+        self.lib.call(self.lib.rk_store_fail, handle, request_id,
+                      message.encode("utf-8", "surrogatepass"))
         self._answered(request_id)
 
     def _answered(self, request_id: int) -> None:
@@ -446,19 +436,18 @@ class HostRequests:
             self._fail_quietly(request_id, e.message)
             self._record_provider_error(e, name, request_id)
             return
-        status = self.lib.rk_store_resolve(self.core.handle, request_id, data)
-        if not status:
+        try:
+            self.lib.call(self.lib.rk_store_resolve, self.core.handle, request_id, data)
+        except ReducerKitError as error:
             self.inflight.pop(request_id, None)
+            if error.status == Status.INVALID_HANDLE:
+                return  # the store was closed meanwhile: nobody waits for the answer
+            if error.status == Status.INVALID_ARGUMENT and "cancelled" in error.message:
+                return  # the request was cancelled while the provider worked on it
+            self._fail_quietly(request_id, error.message)
+            self._record_provider_error(error, name, request_id)
             return
-        message = self.lib.last_error()
         self.inflight.pop(request_id, None)
-        if status == Status.INVALID_HANDLE:
-            return  # the store was closed meanwhile: nobody waits for the answer
-        if status == Status.INVALID_ARGUMENT and "cancelled" in message:
-            return  # the request was cancelled while the provider worked on it
-        error = self.lib.error(status, message=message)
-        self._fail_quietly(request_id, error.message)
-        self._record_provider_error(error, name, request_id)
 
     def _record_provider_error(self, error: BaseException, name: str, request_id: int) -> None:
         try:
@@ -470,8 +459,9 @@ class HostRequests:
 
     def _fail_quietly(self, request_id: int, message: str) -> None:
         """rk_store_fail, ignoring a closed store or a request that ended meanwhile."""
-        self.lib.rk_store_fail(self.core.handle, request_id,
-                               message.encode("utf-8", "surrogatepass"))
+        with suppress(ReducerKitError):
+            self.lib.call(self.lib.rk_store_fail, self.core.handle, request_id,
+                          message.encode("utf-8", "surrogatepass"))
 
     def _schedule(self, request_id: int, name: str, make: Callable[[], Awaitable[Any]],
                   awaitable: Any = None) -> None:

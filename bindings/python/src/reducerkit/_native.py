@@ -35,6 +35,7 @@ from .errors import (
     ReducerKitError,
     Status,
     error_for_status,
+    reraise,
 )
 
 __all__ = [
@@ -327,10 +328,38 @@ class Library:
             message = f"{context}: {message}" if message else context
         return error_for_status(status, message, self.status_string(status))
 
-    def check(self, status: int, context: str = "") -> None:
-        """Raises the mapped exception unless ``status`` is ``RK_OK``."""
+    def check(self, status: int, context: str = "", message: str | None = None, *,
+              pending: list[BaseException] | None = None) -> None:
+        """Raises the exception for ``status`` unless it is ``RK_OK``: the one place where a
+        status the library returned becomes an exception (:meth:`call` makes a call and
+        checks it). Call it on the thread of the call, right after it.
+
+        Args:
+            context: what was called, put before the library's message (``get('/x')``).
+            message: the library's message, when the call was made on another thread
+                (default: this thread's ``rk_last_error()``).
+            pending: a store's exceptions raised in its callbacks and not re-raised yet.
+                When there are any they come first: they are taken from the list and
+                raised, each with a note naming this call's own error.
+        """
+        if not status:
+            return
+        error = self.error(status, context, message)
+        if pending:
+            errors = pending[:]
+            del pending[:len(errors)]
+            for e in errors:
+                e.add_note(f"the call itself also failed: {error!r}")
+            reraise(errors)
+        raise error
+
+    def call(self, fn: Callable[..., int], *args: Any, context: str = "",
+             pending: list[BaseException] | None = None) -> None:
+        """``fn(*args)``, a function of the header that returns ``rk_status``, and
+        :meth:`check` of its status."""
+        status = fn(*args)
         if status:
-            raise self.error(status, context)
+            self.check(status, context, pending=pending)
 
     def take_string(self, ptr: c_void_p, length: c_size_t) -> bytes:
         """Copies an owned string (``char *`` + length) out and frees it with ``rk_free``."""
@@ -342,13 +371,13 @@ class Library:
         finally:
             self.rk_free(address)
 
-    def call_out_string(self, fn: Callable[..., int], *args: Any, context: str = "") -> bytes:
-        """Calls ``fn(*args, char **out, size_t *len)`` and returns the owned string's bytes."""
+    def call_out_string(self, fn: Callable[..., int], *args: Any, context: str = "",
+                        pending: list[BaseException] | None = None) -> bytes:
+        """Calls ``fn(*args, char **out, size_t *len)`` (through :meth:`call`) and returns the
+        owned string's bytes."""
         out = c_void_p()
         length = c_size_t()
-        status = fn(*args, out, length)  # instances are passed by reference
-        if status:
-            raise self.error(status, context)
+        self.call(fn, *args, out, length, context=context, pending=pending)  # by reference
         return self.take_string(out, length)
 
     def features_json(self) -> bytes:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import builtins
 import enum
+from typing import NoReturn
 
 __all__ = [
     "Status",
@@ -182,3 +183,12 @@ def error_for_status(status: int, message: str, status_string: str = "") -> Redu
     if not message:
         message = status_string or f"ReducerKit status {status}"
     return cls(message, status, status_string)
+
+
+def reraise(errors: list[BaseException]) -> NoReturn:
+    """Raises exceptions that callbacks raised (@private: for the binding): one as itself,
+    several as a :class:`BaseExceptionGroup`."""
+    if len(errors) == 1:
+        raise errors[0]
+    raise BaseExceptionGroup(f"{len(errors)} exceptions raised in reducerkit callbacks",
+                             errors)

@@ -1,4 +1,4 @@
-"""The Pythonic layer: :class:`Store`, a handle on a Swift store, and :func:`features`.
+"""The Pythonic layer: :class:`Store`, a handle on a Swift store.
 
 ```python
 import reducerkit
@@ -8,24 +8,27 @@ with reducerkit.Store("counter") as store:
     store.send({"setCount": 5})
     store.state                     # {'count': 5, 'fact': None, 'isTimerOn': False}
 ```
+
+The store's other concepts live beside it, and its methods call them: the library, the handle
+and its destruction in :mod:`reducerkit._lifecycle` (which also has :func:`features` and
+:func:`load_library`, re-exported here), subscriptions in :mod:`reducerkit._subscriptions`,
+asyncio in :mod:`reducerkit._asyncio`, blocking calls that Ctrl-C interrupts in
+:mod:`reducerkit._blocking`, and effects the host fulfils in :mod:`reducerkit._host`. Every
+call that returns ``rk_status`` is checked by :meth:`Library.check
+<reducerkit.Library.check>` (through :meth:`Store._call` and :meth:`Store._check`, which put
+an exception a subscriber raised first).
 """
 
 from __future__ import annotations
 
-import atexit
-import ctypes
 import math
 import os
-import sys
-import threading
-import time
-import traceback
 import weakref
 from collections.abc import AsyncGenerator, Callable, Iterable, Mapping
-from ctypes import byref, c_size_t, c_uint64, c_void_p
+from ctypes import byref, c_char_p, c_size_t, c_uint64, c_void_p
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeAlias
 
-from . import _json
+from . import _asyncio, _blocking, _json, _subscriptions
 
 try:  # the optional compiled call path for send (_speedups.c); ctypes alone without it
     from . import _speedups
@@ -43,9 +46,10 @@ else:
     StateT = TypeVar("StateT")
     ActionT = TypeVar("ActionT")
 
-from ._host import HostRequests, Provider, Request, _tls, normalize_provide
-from ._native import PATCH_CALLBACK, STATE_CALLBACK, Library, default_library, load
-from ._patch import MISSING, affects, apply_patch, freeze, parse_pointer, resolve
+from ._host import HostRequests, Provider, Request, normalize_provide
+from ._lifecycle import Core, features, live_cores, live_lock, load_library, resolve_library, tls
+from ._native import Library
+from ._patch import MISSING, apply_patch, freeze, parse_pointer, resolve
 
 if TYPE_CHECKING:  # asyncio is imported where it is used: `import reducerkit` stays fast
     import asyncio
@@ -53,13 +57,16 @@ from .errors import (
     InvalidArgumentError,
     JSONError,
     MisuseError,
-    ReducerKitError,
     Status,
     StoreClosedError,
+    reraise,
 )
 
 __all__ = ["Store", "Request", "Provider", "features", "load_library", "JSON", "Action",
            "Subscriber"]
+
+# What tests and tools read here: the stores not closed yet (reducerkit._lifecycle).
+_live_cores = live_cores
 
 JSON: TypeAlias = Any
 """A JSON value as Python sees it: dict, list, str, int, float, bool or None."""
@@ -73,207 +80,6 @@ Subscriber: TypeAlias = Callable[[dict[str, Any]], object]
 Clock: TypeAlias = Literal["live", "test"]
 
 _MAX_CACHED_ACTIONS = 4096
-
-
-def load_library(path: str | os.PathLike[str] | None = None) -> Library:
-    """Loads ``libreducerkit`` and makes it the library used by default.
-
-    Args:
-        path: the library file. ``None``: ``$REDUCERKIT_LIB`` if set, else the copy inside
-            the installed package.
-
-    Raises:
-        LibraryNotFoundError: the chosen file does not exist or cannot be loaded (never a
-            fallback to another copy); the message says what to do.
-        ABIVersionError: the library has another ABI version than this binding.
-    """
-    from ._native import set_default
-
-    lib = load(path)
-    set_default(lib)
-    return lib
-
-
-def _resolve_library(library: Library | str | os.PathLike[str] | None) -> Library:
-    if library is None:
-        return default_library()
-    if isinstance(library, Library):
-        return library
-    return load(library)
-
-
-_features_cache: dict[str, list[dict[str, Any]]] = {}
-
-
-def features(library: Library | str | os.PathLike[str] | None = None) -> list[dict[str, Any]]:
-    """The features the library exposes: ``[{"name", "description", "initial_state",
-    "action_schema", "state_schema", "requests"}, ...]`` (``rk_features()``); ``"requests"``
-    lists the feature's host endpoints: ``[{"name", "payload_schema", "response_schema"}]``."""
-    lib = _resolve_library(library)
-    cached = _features_cache.get(lib.path)
-    if cached is None:
-        cached = _checked_features(lib, lib.decode(lib.features_json(), "rk_features"))
-        _features_cache[lib.path] = cached
-    copied: list[dict[str, Any]] = _json.loads(_json.dumps(cached))  # callers may mutate it
-    return copied
-
-
-def _checked_features(lib: Library, value: Any) -> list[dict[str, Any]]:
-    """``rk_features()``'s value, or a :class:`LibraryABIError` when it is not a list of
-    objects with a ``"name"`` string (the least every host reads)."""
-    if not isinstance(value, list):
-        raise lib.abi_error("rk_features", f"returned a JSON {type(value).__name__}, not a "
-                                           f"list of features")
-    for index, item in enumerate(value):
-        if not isinstance(item, dict) or not isinstance(item.get("name"), str):
-            raise lib.abi_error("rk_features", f"returned a list whose item {index} is not an "
-                                               f"object with a \"name\" string")
-    return value
-
-
-# ---- Bookkeeping shared by stores, their callbacks, finalizers and the exit hook ----------
-
-# Callback thunks that unsubscribed themselves while running: they must outlive their own
-# return path, so they are kept for the life of the process (a few bytes each).
-_graveyard: list[Any] = []
-_live_cores: set[_Core] = set()
-_live_lock = threading.Lock()
-_CLOSED = object()  # sentinel put into state streams when their store closes
-
-
-def _callback_stack() -> list[_Core]:
-    stack: list[_Core] | None = getattr(_tls, "stack", None)
-    if stack is None:
-        stack = []
-        _tls.stack = stack
-    return stack
-
-
-class _Core:
-    """What a store's callbacks, finalizer and the exit hook need, without the Store.
-
-    The finalizer holds the core, never the :class:`Store`, so a forgotten store can be
-    collected (unless one of its own subscribers refers to it; then it lives until closed).
-    """
-
-    def __init__(self, lib: Library, handle: c_void_p, owned: bool, name: str) -> None:
-        self.lib = lib
-        self.handle = handle
-        self.owned = owned
-        self.name = name
-        self.errors: list[BaseException] = []
-        self.subs: dict[int, Any] = {}
-        self.requests: HostRequests | None = None  # set by Store._setup
-        self.streams: set[tuple[asyncio.AbstractEventLoop, asyncio.Queue[Any]]] = set()
-        self.lock = threading.Lock()
-        self.closed = False
-
-    def in_own_callback(self) -> bool:
-        stack = getattr(_tls, "stack", None)
-        return bool(stack) and self in stack  # type: ignore[operator]
-
-    def live(self) -> c_void_p:
-        """The handle, or StoreClosedError."""
-        if self.closed:
-            raise StoreClosedError(f"{self.name} is closed", Status.INVALID_HANDLE)
-        return self.handle
-
-    def record_error(self, error: BaseException, callback: object) -> None:
-        """Keeps an exception raised in a callback, to re-raise it from the next call on the
-        store. ``callback`` is the subscriber, or a str saying what raised it."""
-        where = callback if isinstance(callback, str) else f"reducerkit subscriber {callback!r}"
-        try:
-            error.add_note(
-                f"(raised in {where} of {self.name} on thread "
-                f"{threading.current_thread().name!r}; re-raised by the next call on the "
-                f"store)")
-        except Exception:  # pragma: no cover - add_note cannot fail on real exceptions
-            pass
-        self.errors.append(error)
-
-    def take_errors(self) -> list[BaseException]:
-        errors = self.errors[:]
-        del self.errors[:len(errors)]
-        return errors
-
-    def close(self, *, reason: str = "close") -> None:
-        """Destroys an owned store (unsubscribes from a borrowed one). Idempotent."""
-        with self.lock:
-            if self.closed:
-                return
-            self.closed = True
-        with _live_lock:
-            _live_cores.discard(self)
-        requests = self.requests
-        if requests is not None:
-            requests.remove_own_readers()
-        # Also from inside one of the store's own callbacks: the library runs callbacks outside
-        # the store's lock, so destroying there returns at once, and no callback (nor any
-        # state an action sent from that callback produced) is delivered after it.
-        self._release()
-        if requests is not None:
-            requests.closed()
-        for loop, queue in list(self.streams):
-            try:
-                loop.call_soon_threadsafe(queue.put_nowait, _CLOSED)
-            except RuntimeError:  # the loop is closed already
-                pass
-        if reason != "close" and self.errors:
-            self._report_unraised(reason)
-
-    def _release(self) -> None:
-        handle = self.handle
-        if self.owned:
-            self.lib.rk_store_destroy(handle)
-        else:
-            for token in list(self.subs):
-                self.lib.rk_store_unsubscribe(handle, token)
-        # After destroy/unsubscribe returned, no callback runs again: the thunks may go, except
-        # the one running now when this is called from a callback (freed later).
-        if self.in_own_callback():
-            _graveyard.extend(self.subs.values())
-        if getattr(_tls, "stack", None) and self.requests is not None \
-                and self.requests.thunk is not None:
-            # Inside a callback of any store the library does not wait for this store's
-            # request callbacks running on other threads (it could deadlock): keep the thunk.
-            _graveyard.append(self.requests.thunk)
-        self.subs.clear()
-        if self.requests is not None:
-            self.requests.thunk = None
-
-    def _report_unraised(self, reason: str) -> None:
-        errors = self.take_errors()
-        try:
-            sys.stderr.write(
-                f"reducerkit: {len(errors)} exception(s) raised in callbacks of {self.name} "
-                f"were never re-raised (the store was closed by its {reason}):\n")
-            for error in errors:
-                traceback.print_exception(error, file=sys.stderr)
-        except Exception:  # pragma: no cover - stderr gone at exit
-            pass
-
-
-def _close_all_at_exit() -> None:
-    """Closes every live store before the interpreter and ctypes are torn down, so no
-    Swift thread calls into a finalizing interpreter (effects in flight, subscribers)."""
-    with _live_lock:
-        cores = list(_live_cores)
-    for core in cores:
-        try:
-            core.close(reason="exit hook")
-        except Exception:  # pragma: no cover - best effort at exit
-            pass
-
-
-atexit.register(_close_all_at_exit)
-
-
-def _raise_errors(errors: list[BaseException]) -> None:
-    if len(errors) == 1:
-        raise errors[0]
-    raise BaseExceptionGroup(f"{len(errors)} exceptions raised in reducerkit callbacks",
-                             errors)
-
 
 _str_actions: dict[str, bytes] = {}
 
@@ -295,130 +101,6 @@ def _encode_action(action: Any) -> bytes:
                         Status.JSON) from e
 
 
-_INT64_MAX = 2**63 - 1
-_WAIT_SLICE_MS = 100
-
-
-def _monotonic_ms() -> int:
-    return time.monotonic_ns() // 1_000_000
-
-
-def _milliseconds(name: str, value: Any, *, scale: int, ceil: bool) -> int:
-    """``value`` (seconds when ``scale`` is 1000, milliseconds when it is 1) as whole
-    milliseconds in ``0 ... 2**63 - 1``, or an :class:`InvalidArgumentError` that says the
-    range. Checked here: ctypes would silently wrap an out-of-range integer."""
-    unit = "seconds" if scale == 1000 else "milliseconds"
-    limit = "2**63 / 1000" if scale == 1000 else "2**63 - 1"
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise InvalidArgumentError(
-            f"{name} must be a number of {unit}, not {type(value).__name__}",
-            Status.INVALID_ARGUMENT)
-    if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
-        raise InvalidArgumentError(
-            f"{name} must be a finite number of {unit} from 0 to {limit}, not {value!r}",
-            Status.INVALID_ARGUMENT)
-    scaled = value * scale
-    ms = math.ceil(scaled) if ceil else round(scaled)
-    if ms < 0 or ms > _INT64_MAX:
-        raise InvalidArgumentError(
-            f"{name} must be from 0 to {limit} {unit}, not {value!r}", Status.INVALID_ARGUMENT)
-    return int(ms)
-
-
-class _Worker:
-    """A daemon thread that runs one blocking library call at a time for the main thread, so
-    that the main thread can wait in short slices and take Ctrl-C (a signal handler runs only
-    on the main thread, and only between bytecodes).
-
-    Each call gets a worker of its own (:func:`_interruptible`): an idle one, or a new one. A
-    call the main thread gave up on (Ctrl-C) keeps its worker until the library returns, and
-    no other call waits for it."""
-
-    _idle: list[_Worker] = []  # workers waiting for a call, at most _MAX_IDLE_WORKERS
-    _idle_lock = threading.Lock()
-
-    def __init__(self) -> None:
-        self.ready = threading.Condition(threading.Lock())
-        self.job: tuple[Library, Callable[..., int], tuple[Any, ...], list[Any],
-                        threading.Event] | None = None
-        threading.Thread(target=self._run, name="reducerkit-blocking", daemon=True).start()
-
-    @classmethod
-    def submit(cls, lib: Library, fn: Callable[..., int],
-               args: tuple[Any, ...]) -> tuple[list[Any], threading.Event]:
-        """Runs ``fn(*args)`` on an idle worker (or a new one); ``done`` is set when the
-        result (``(status, rk_last_error())``) is in ``result``."""
-        with cls._idle_lock:
-            worker = cls._idle.pop() if cls._idle else None
-        if worker is None:
-            worker = cls()
-        result: list[Any] = []
-        done = threading.Event()
-        with worker.ready:
-            worker.job = (lib, fn, args, result, done)
-            worker.ready.notify()
-        return result, done
-
-    def _run(self) -> None:
-        while True:
-            with self.ready:
-                while self.job is None:
-                    self.ready.wait()
-                lib, fn, args, result, done = self.job
-                self.job = None
-            try:
-                status = fn(*args)
-                # rk_last_error() is per thread: read it here, on the calling thread.
-                result.append((status, lib.last_error() if status else ""))
-            except BaseException as e:  # pragma: no cover - ctypes calls do not raise
-                result.append(e)
-            done.set()
-            with self._idle_lock:
-                if len(self._idle) >= _MAX_IDLE_WORKERS:
-                    return  # enough idle ones: this thread ends
-                self._idle.append(self)
-
-
-_MAX_IDLE_WORKERS = 2
-
-
-def _interruptible(lib: Library, fn: Callable[..., int], *args: Any) -> tuple[int, str | None]:
-    """``fn(*args)`` and, when it failed, its ``rk_last_error()`` (None: read it on this
-    thread). On the main thread a worker of this call's own makes the call while this thread
-    waits in short slices, so Ctrl-C raises ``KeyboardInterrupt`` at once (the abandoned call
-    finishes on its worker, holding up no other call)."""
-    if threading.current_thread() is not threading.main_thread():
-        return fn(*args), None
-    result, done = _Worker.submit(lib, fn, args)
-    while not done.wait(_WAIT_SLICE_MS / 1000):
-        pass
-    value = result[0]
-    if isinstance(value, BaseException):  # pragma: no cover
-        raise value
-    status, message = value
-    return int(status), message
-
-
-def _takes_one_argument(callback: Callable[..., object]) -> bool:
-    """Whether ``callback`` accepts exactly one positional argument (not two)."""
-    import inspect  # here, not at import: `import reducerkit` stays fast
-
-    try:
-        signature = inspect.signature(callback)
-    except (TypeError, ValueError):  # builtins without a signature: call with both
-        return False
-    try:
-        signature.bind(None, None)
-        return False
-    except TypeError:
-        pass
-    try:
-        signature.bind(None)
-        return True
-    except TypeError:
-        return False
-
-
 class _PatchOuts:
     """One thread's arguments of ``rk_store_patch`` for :meth:`Store._catch_up`, made once:
     ctypes passes instances and ``byref`` objects without converting them."""
@@ -429,7 +111,7 @@ class _PatchOuts:
         self.since = c_uint64()
         self.json = c_void_p()  # char *, freed with rk_free
         self.json_ref = byref(self.json)
-        self.text = ctypes.c_char_p.from_buffer(self.json)  # the same pointer, read as bytes
+        self.text = c_char_p.from_buffer(self.json)  # the same pointer, read as bytes
         self.version = c_uint64()
         self.version_ref = byref(self.version)
 
@@ -449,12 +131,16 @@ class Store(Generic[StateT, ActionT]):
     ```
 
     Args:
-        feature: a feature name from :func:`features`, e.g. ``"counter"``.
+        feature: a feature name from :func:`features`, e.g. ``"counter"``. Every other
+            argument is a keyword, in the order :class:`reducerkit.testing.TestStore` shares.
         initial_state: an object merged over the feature's default state (``None``: the
             default state).
         clock: ``"live"`` (real time) or ``"test"`` (time moves only by :meth:`advance`).
         record_actions: record every reduced action for :meth:`take_actions` (what
             :class:`reducerkit.testing.TestStore` uses).
+        record: record the session (sends, clock advances, requests and answers, received
+            actions, the state after each) for :meth:`scenario`, which returns it as a
+            scenario that replays in the Swift, C and Python runners.
         providers: host endpoints of the feature that Python functions answer, e.g.
             ``{"numberFact": lambda n: f"{n} is mine"}``: ``fn(payload)`` returns the
             response, or raises to fail the request. A plain function runs inside the
@@ -468,9 +154,6 @@ class Store(Generic[StateT, ActionT]):
             the store is created).
         library: a :class:`Library` or a path to the library file (default: see
             :func:`load_library`).
-        record: record the session (sends, clock advances, requests and answers, received
-            actions, the state after each) for :meth:`scenario`, which returns it as a
-            scenario that replays in the Swift, C and Python runners.
 
     Raises:
         UnknownFeatureError, StateError, JSONError, InvalidArgumentError (also a ``provide``
@@ -488,14 +171,13 @@ class Store(Generic[StateT, ActionT]):
     the other ``provide`` names."""
     _handle: c_void_p | None
 
-    def __init__(self, feature: str, initial_state: dict[str, Any] | None = None,
-                 clock: Clock = "live", record_actions: bool = False, *,
+    def __init__(self, feature: str, *, initial_state: dict[str, Any] | None = None,
+                 clock: Clock = "live", record_actions: bool = False, record: bool = False,
                  providers: Mapping[str, Provider] | None = None,
                  provide: Iterable[str] | None = None,
                  loop: asyncio.AbstractEventLoop | None = None,
-                 library: Library | str | os.PathLike[str] | None = None,
-                 record: bool = False) -> None:
-        lib = _resolve_library(library)
+                 library: Library | str | os.PathLike[str] | None = None) -> None:
+        lib = resolve_library(library)
         options: dict[str, Any] = {"clock": clock}
         if initial_state is not None:
             options["initial_state"] = initial_state
@@ -531,9 +213,7 @@ class Store(Generic[StateT, ActionT]):
             raise InvalidArgumentError(
                 f"feature name {feature[:64]!r} contains a NUL character", Status.INVALID_ARGUMENT)
         out = c_void_p()
-        status = lib.rk_store_create(feature.encode("utf-8"), options_json, byref(out))
-        if status:
-            raise lib.error(status)
+        lib.call(lib.rk_store_create, feature.encode("utf-8"), options_json, byref(out))
         self._setup(lib, out, owned=True, feature=feature, clock=clock,
                     record_actions=record_actions, provide=tuple(names or ()),
                     providers=providers, loop=loop)
@@ -557,7 +237,7 @@ class Store(Generic[StateT, ActionT]):
             raise InvalidArgumentError("from_handle(): NULL store handle",
                                        Status.INVALID_ARGUMENT)
         self = cls.__new__(cls)
-        self._setup(_resolve_library(library), c_void_p(address), owned=False, feature=None,
+        self._setup(resolve_library(library), c_void_p(address), owned=False, feature=None,
                     clock=None, record_actions=False)
         return self
 
@@ -573,7 +253,7 @@ class Store(Generic[StateT, ActionT]):
         self._owned = owned
         name = (f"Store({feature!r}) at {handle.value:#x}" if owned
                 else f"borrowed store at {handle.value:#x}")
-        self._core = core = _Core(lib, handle, owned, name)
+        self._core = core = Core(lib, handle, owned, name)
         self._handle = handle
         # The handle as a ctypes argument object (c_void_p.from_param of its address): the
         # untyped hot-path calls pass it on as the pointer without converting anything.
@@ -609,10 +289,10 @@ class Store(Generic[StateT, ActionT]):
             self._fast_send = _speedups.send_release_gil if _speedups and self._send_address else None
         self._version_out = c_uint64()  # shared by the threads reading this store (see state)
         self._version_ref = byref(self._version_out)
-        with _live_lock:
-            _live_cores.add(core)
+        with live_lock:
+            live_cores.add(core)
         self._finalizer = weakref.finalize(self, core.close, reason="finalizer")
-        self._finalizer.atexit = False  # _close_all_at_exit closes live stores at exit
+        self._finalizer.atexit = False  # the exit hook closes live stores (_lifecycle)
 
     # ---- basics ----------------------------------------------------------------------
 
@@ -663,7 +343,7 @@ class Store(Generic[StateT, ActionT]):
         self._finalizer.detach()
         self._core.close()
         if self._errors:
-            _raise_errors(self._core.take_errors())
+            reraise(self._core.take_errors())
 
     @property
     def closed(self) -> bool:
@@ -683,7 +363,7 @@ class Store(Generic[StateT, ActionT]):
     def _raise_pending(self) -> None:
         errors = self._core.take_errors()
         if errors:
-            _raise_errors(errors)
+            reraise(errors)
 
     def _live_handle(self) -> c_void_p:
         if self._errors:
@@ -694,15 +374,19 @@ class Store(Generic[StateT, ActionT]):
             raise StoreClosedError(f"{self._core.name} is closed", Status.INVALID_HANDLE)
         return handle
 
-    def _fail(self, status: int, context: str = "", message: str | None = None) -> None:
-        error = self._lib.error(status, context, message)
-        if self._errors:
-            # A subscriber's exception comes first; the call's own error rides along.
-            errors = self._core.take_errors()
-            for e in errors:
-                e.add_note(f"the call itself also failed: {error!r}")
-            _raise_errors(errors)
-        raise error
+    def _check(self, status: int, context: str = "", message: str | None = None) -> None:
+        """:meth:`Library.check <reducerkit.Library.check>` for a call on this store: an
+        exception a subscriber raised comes first (the call's own error rides along as a
+        note)."""
+        self._lib.check(status, context, message, pending=self._errors)
+
+    def _call(self, fn: Callable[..., int], *args: Any, context: str = "") -> None:
+        """``fn(*args)``, a call on this store that returns ``rk_status``, and
+        :meth:`_check` of its status (called only for a failure: this is on the paths of
+        ``version`` and ``get``)."""
+        status = fn(*args)
+        if status:
+            self._lib.check(status, context, pending=self._errors)
 
     # ---- actions and state -------------------------------------------------------------
 
@@ -742,8 +426,8 @@ class Store(Generic[StateT, ActionT]):
                     status = fast(self._send_address, self._handle_value, data)
                 else:
                     status = self._send_text(self._handle_arg, data)
-                if status:
-                    self._fail(status)
+                if status:  # tested here: a call of _check costs a tenth of a send
+                    self._check(status)
                 if errors:
                     self._raise_pending()
                 return
@@ -753,12 +437,10 @@ class Store(Generic[StateT, ActionT]):
             self._live_handle()
         if isinstance(action, (bytes, bytearray, memoryview)):
             data = bytes(action)  # the caller's JSON text
-            status = self._send(handle, data, len(data))  # by length: a NUL byte is not the end
+            self._call(self._send, handle, data, len(data))  # by length: a NUL is not the end
         else:
             # JSON this module encodes has no NUL byte (as on the fast path above).
-            status = self._send_text(handle, _encode_action(action))
-        if status:
-            self._fail(status)
+            self._call(self._send_text, handle, _encode_action(action))
         if self._errors:
             self._raise_pending()
 
@@ -766,9 +448,7 @@ class Store(Generic[StateT, ActionT]):
     def version(self) -> int:
         """The number of actions the store has reduced."""
         handle = self._live_handle()
-        status = self._version_fn(handle, self._version_ref)
-        if status:
-            self._fail(status)
+        self._call(self._version_fn, handle, self._version_ref)
         return self._version_out.value
 
     @property
@@ -789,8 +469,8 @@ class Store(Generic[StateT, ActionT]):
         # The version buffer is shared by the threads reading this store: any value read
         # from it is a version the store had, and a stale label only causes one more patch.
         status = self._version_fn(self._handle_arg, self._version_ref)
-        if status:
-            self._fail(status)
+        if status:  # tested here, as in send: the hot path
+            self._check(status)
         cache = self._cache
         if cache[0] == self._version_out.value:
             return cache[1]  # type: ignore[no-any-return]
@@ -800,23 +480,21 @@ class Store(Generic[StateT, ActionT]):
     def _catch_up(self, handle: c_void_p, cache: tuple[int, Any]) -> Any:
         """The newest snapshot: ``cache`` with the patch since its version applied (the
         whole state first, on the first read)."""
-        outs = _tls.__dict__.get("patch_outs")
+        outs = tls.__dict__.get("patch_outs")
         if outs is None:  # out-parameters of this thread (calls may come from any thread)
-            outs = _tls.patch_outs = _PatchOuts()
+            outs = tls.patch_outs = _PatchOuts()
         if cache[1] is None:
             lib = self._lib
             ptr, length, version = c_void_p(), c_size_t(), c_uint64()
-            status = lib.rk_store_get(handle, None, ptr, length, version)
-            if status:
-                self._fail(status)
+            self._call(lib.rk_store_get, handle, None, ptr, length, version)
             cache = (version.value,
                      freeze(lib.decode(lib.take_string(ptr, length), "rk_store_get")))
         # From the version read: the first call also starts the store's patch history.
         outs.since.value = cache[0]
         status = self._patch_fn(self._handle_arg, outs.since, outs.json_ref, None,
                                 outs.version_ref)
-        if status:
-            self._fail(status)
+        if status:  # tested here, as in send: the hot path
+            self._check(status)
         try:
             data = outs.text.value  # the patch: NUL-terminated JSON, which has no NUL byte
         finally:
@@ -851,9 +529,7 @@ class Store(Generic[StateT, ActionT]):
         cache = self._cache
         if cache[1] is not None:
             out = c_uint64()
-            status = self._version_fn(handle, byref(out))
-            if status:
-                self._fail(status)
+            self._call(self._version_fn, handle, byref(out))
             if cache[0] == out.value:
                 value = resolve(cache[1], segments)
                 if value is not MISSING:
@@ -870,32 +546,21 @@ class Store(Generic[StateT, ActionT]):
         if b"\0" in encoded:
             raise InvalidArgumentError(f"pointer {pointer!r} contains a NUL character",
                                        Status.INVALID_ARGUMENT)
-        status = lib.rk_store_get(handle, encoded, ptr, length, version)
-        if status:
-            self._fail(status, f"get({pointer!r})")
+        self._call(lib.rk_store_get, handle, encoded, ptr, length, version,
+                   context=f"get({pointer!r})")
         return freeze(lib.decode(lib.take_string(ptr, length), "rk_store_get")), version.value
 
     def state_json(self) -> bytes:
         """The current state as the library's JSON text (not cached)."""
         handle = self._live_handle()
-        try:
-            return self._lib.call_out_string(self._lib.rk_store_state, handle)
-        except ReducerKitError:
-            self._reraise_pending_first()
-            raise
-
-    def _reraise_pending_first(self) -> None:
-        if self._errors:
-            self._raise_pending()
+        return self._lib.call_out_string(self._lib.rk_store_state, handle, pending=self._errors)
 
     @property
     def effect_count(self) -> int:
         """How many effects have not finished (sleeping ones included)."""
         handle = self._live_handle()
         out = c_uint64()
-        status = self._lib.rk_store_effect_count(handle, out)
-        if status:
-            self._fail(status)
+        self._call(self._lib.rk_store_effect_count, handle, out)
         return out.value
 
     def take_actions(self) -> list[dict[str, Any]]:
@@ -906,17 +571,14 @@ class Store(Generic[StateT, ActionT]):
             raise MisuseError("the store does not record actions; create it with "
                               "record_actions=True", Status.MISUSE)
         handle = self._live_handle()
-        try:
-            data = self._lib.call_out_string(self._lib.rk_store_take_actions, handle)
-        except ReducerKitError:
-            self._reraise_pending_first()
-            raise
+        data = self._lib.call_out_string(self._lib.rk_store_take_actions, handle, pending=self._errors)
         records: list[dict[str, Any]] = self._lib.decode(data, "rk_store_take_actions")
         if self._errors:
             self._raise_pending()
         return records
 
     # ---- subscriptions -----------------------------------------------------------------
+
 
     def subscribe(self, callback: Callable[..., object], *, path: str | None = None,
                   with_version: bool = False) -> int:
@@ -937,98 +599,7 @@ class Store(Generic[StateT, ActionT]):
         Raises:
             InvalidArgumentError: ``path`` is not a pointer, or points to nothing now.
         """
-        if path is not None:
-            return self._subscribe_path(callback, path, with_version)
-        handle = self._live_handle()
-        core = self._core
-        lib = self._lib
-        loads = _json.loads
-        string_at = ctypes.string_at
-
-        def trampoline(_userdata: Any, ptr: int, length: int, version: int) -> None:
-            stack = getattr(_tls, "stack", None)
-            if stack is None:
-                stack = _callback_stack()
-            stack.append(core)
-            try:
-                data = string_at(ptr, length)
-                try:
-                    state = loads(data)
-                except ValueError:
-                    state = lib.decode(data, "the state callback")  # raises, saying what
-                if with_version:
-                    callback(state, version)
-                else:
-                    callback(state)
-            except BaseException as e:  # never let it reach ctypes: store, re-raise later
-                core.record_error(e, callback)
-            finally:
-                stack.pop()
-
-        thunk = STATE_CALLBACK(trampoline)
-        token = c_uint64()
-        self._callbacks_installed()
-        status = self._lib.rk_store_subscribe(handle, thunk, None, byref(token))
-        if status:
-            self._fail(status)
-        core.subs[token.value] = thunk
-        return token.value
-
-    def _subscribe_path(self, callback: Callable[..., object], path: str,
-                        with_version: bool) -> int:
-        try:
-            watched = parse_pointer(path)
-        except (ValueError, AttributeError) as e:
-            raise InvalidArgumentError(str(e), Status.INVALID_ARGUMENT) from None
-        handle = self._live_handle()
-        store = self
-        last: list[Any] = [MISSING]
-
-        below = path + "/"
-
-        def on_patch(ops: list[dict[str, Any]], version: int) -> None:
-            value: Any = last[0]
-            changed = False
-            for op in ops:
-                text = op["path"]
-                kind = op["op"]
-                if text == path:  # the watched part itself: the op holds its value
-                    changed = True
-                    value = MISSING if kind == "remove" else freeze(op["value"])
-                    continue
-                if kind == "replace" and not text.startswith(below) and \
-                        not below.startswith(text + "/") and text != "":
-                    continue  # a replace elsewhere (the common case): nothing to do
-                op_path = parse_pointer(text)
-                if not affects(op_path, kind, watched):
-                    continue
-                changed = True
-                if len(op_path) <= len(watched) and op_path == watched[:len(op_path)]:
-                    # At or above the watched part: the op holds its new value.
-                    value = MISSING if kind == "remove" else \
-                        resolve(freeze(op["value"]), watched[len(op_path):])
-                else:
-                    # Below it, or an index shift before it: read the part again.
-                    try:
-                        value = store._get_part(store._handle or handle, path)[0]
-                    except InvalidArgumentError:
-                        value = MISSING
-                    break
-            if not changed or _json_same(value, last[0]):
-                return
-            last[0] = value
-            if with_version:
-                callback(value, version)
-            else:
-                callback(value)
-
-        token = self._subscribe_patch_ops(on_patch, callback)
-        try:
-            last[0] = self._get_part(handle, path)[0]
-        except BaseException:
-            self.unsubscribe(token)
-            raise
-        return token
+        return _subscriptions.subscribe(self, callback, path=path, with_version=with_version)
 
     def subscribe_patches(self, callback: Callable[..., object]) -> int:
         """Calls ``callback(patch, version)`` after every change of the state, with the RFC
@@ -1037,53 +608,12 @@ class Store(Generic[StateT, ActionT]):
         A callback that takes one argument is called with the patch alone. Coalesced per
         outer send like :meth:`subscribe`; a send that changes nothing makes no call. Returns
         a token for :meth:`unsubscribe`."""
-        if _takes_one_argument(callback):
-            one = callback
-            return self._subscribe_patch_ops(lambda patch, _version: one(patch), callback)
-        return self._subscribe_patch_ops(callback, callback)
-
-    def _subscribe_patch_ops(self, on_ops: Callable[[Any, int], object], callback: object) -> int:
-        handle = self._live_handle()
-        core = self._core
-        lib = self._lib
-        loads = _json.loads
-
-        def trampoline(_userdata: Any, patch: bytes, _length: int, version: int) -> None:
-            stack = getattr(_tls, "stack", None)
-            if stack is None:
-                stack = _callback_stack()
-            stack.append(core)
-            try:
-                try:
-                    ops = loads(patch)
-                except ValueError:
-                    ops = lib.decode(patch, "the patch callback")  # raises, saying what
-                on_ops(ops, version)
-            except BaseException as e:  # never let it reach ctypes: store, re-raise later
-                core.record_error(e, callback)
-            finally:
-                stack.pop()
-
-        thunk = PATCH_CALLBACK(trampoline)
-        token = c_uint64()
-        self._callbacks_installed()
-        status = self._lib.rk_store_subscribe_patches(handle, thunk, None, byref(token))
-        if status:
-            self._fail(status)
-        core.subs[token.value] = thunk
-        return token.value
+        return _subscriptions.subscribe_patches(self, callback)
 
     def unsubscribe(self, token: int) -> None:
         """Removes a subscription; after this returns its callback is not called again
         (from inside that callback itself, it returns at once)."""
-        handle = self._live_handle()
-        core = self._core
-        status = self._lib.rk_store_unsubscribe(handle, token)
-        thunk = core.subs.pop(token, None)
-        if thunk is not None and core.in_own_callback():
-            _graveyard.append(thunk)  # it may be the callback that is running right now
-        if status:
-            self._fail(status, f"unsubscribe({token})")
+        _subscriptions.unsubscribe(self, token)
 
     # ---- time and effects --------------------------------------------------------------
 
@@ -1103,17 +633,18 @@ class Store(Generic[StateT, ActionT]):
         if timeout is None or timeout == math.inf:
             deadline = None
         else:
-            ms = _milliseconds("timeout", timeout, scale=1000, ceil=True)
-            deadline = _monotonic_ms() + ms
+            ms = _blocking.milliseconds("timeout", timeout, scale=1000, ceil=True)
+            deadline = _blocking.monotonic_ms() + ms
+        now = _blocking.monotonic_ms
+        slice_ms = _blocking.WAIT_SLICE_MS
         status = 0
         while True:
             # In slices, so that Python runs signal handlers (Ctrl-C) between them.
-            remaining = _WAIT_SLICE_MS if deadline is None else max(0, deadline - _monotonic_ms())
-            status = self._lib.rk_store_wait_idle(handle, min(_WAIT_SLICE_MS, remaining))
-            if status != Status.TIMEOUT or (deadline is not None and _monotonic_ms() >= deadline):
+            remaining = slice_ms if deadline is None else max(0, deadline - now())
+            status = self._lib.rk_store_wait_idle(handle, min(slice_ms, remaining))
+            if status != Status.TIMEOUT or (deadline is not None and now() >= deadline):
                 break
-        if status:
-            self._fail(status, f"wait_idle(timeout={timeout})")
+        self._check(status, f"wait_idle(timeout={timeout})")
         if self._errors:
             self._raise_pending()
 
@@ -1138,17 +669,17 @@ class Store(Generic[StateT, ActionT]):
             raise TypeError("advance() takes exactly one of seconds= or milliseconds=")
         if milliseconds is None:
             assert seconds is not None
-            ms = _milliseconds("seconds", seconds, scale=1000, ceil=False)
+            ms = _blocking.milliseconds("seconds", seconds, scale=1000, ceil=False)
         else:
             if isinstance(milliseconds, float) and not float(milliseconds).is_integer():
                 raise InvalidArgumentError(
                     f"milliseconds must be a whole number, not {milliseconds!r}",
                     Status.INVALID_ARGUMENT)
-            ms = _milliseconds("milliseconds", milliseconds, scale=1, ceil=False)
+            ms = _blocking.milliseconds("milliseconds", milliseconds, scale=1, ceil=False)
         handle = self._live_handle()
-        status, message = _interruptible(self._lib, self._lib.rk_store_advance_clock, handle, ms)
-        if status:
-            self._fail(status, f"advance({ms} ms)", message)
+        status, message = _blocking.interruptible(self._lib, self._lib.rk_store_advance_clock,
+                                                  handle, ms)
+        self._check(status, f"advance({ms} ms)", message)
         if self._errors:
             self._raise_pending()
 
@@ -1207,7 +738,7 @@ class Store(Generic[StateT, ActionT]):
         self._live_handle()
         seconds: float | None = None
         if timeout is not None and timeout != math.inf:
-            seconds = _milliseconds("timeout", timeout, scale=1000, ceil=True) / 1000
+            seconds = _blocking.milliseconds("timeout", timeout, scale=1000, ceil=True) / 1000
         try:
             return self._requests.wait(seconds)
         finally:
@@ -1266,11 +797,7 @@ class Store(Generic[StateT, ActionT]):
             raise MisuseError("the store does not record its session; create it with "
                               "record=True", Status.MISUSE)
         handle = self._live_handle()
-        try:
-            data = self._lib.call_out_string(self._lib.rk_store_scenario, handle)
-        except ReducerKitError:
-            self._reraise_pending_first()
-            raise
+        data = self._lib.call_out_string(self._lib.rk_store_scenario, handle, pending=self._errors)
         scenario: dict[str, Any] = self._lib.decode(data, "rk_store_scenario")
         if name:
             scenario["name"] = name
@@ -1283,12 +810,9 @@ class Store(Generic[StateT, ActionT]):
     async def wait_idle_async(self, timeout: float | None = 1.0) -> None:
         """:meth:`wait_idle` in the loop's default executor, so the event loop keeps
         running while effects settle."""
-        import asyncio
+        await _asyncio.wait_idle_async(self, timeout)
 
-        loop = asyncio.get_running_loop()
-        await loop.run_in_executor(None, self.wait_idle, timeout)
-
-    async def states(self, *, initial: bool = True) -> AsyncGenerator[StateT, None]:
+    def states(self, *, initial: bool = True) -> AsyncGenerator[StateT, None]:
         """The state after each change, as an async iterator of snapshots (the current state
         first unless ``initial=False``). Ends when the store closes:
 
@@ -1302,64 +826,4 @@ class Store(Generic[StateT, ActionT]):
         snapshot), and the iterator yields it.
         """
         import asyncio
-
-        loop = asyncio.get_running_loop()
-        queue: asyncio.Queue[Any] = asyncio.Queue()
-        core = self._core
-        store = self
-
-        def on_patch(_ops: Any, _version: int) -> None:
-            handle = store._handle
-            if handle is None:
-                return
-            state = store._catch_up(handle, store._cache)
-            try:
-                loop.call_soon_threadsafe(queue.put_nowait, (store._cache[0], state))
-            except RuntimeError:  # the loop was closed
-                pass
-
-        token = self._subscribe_patch_ops(on_patch, "a states() iterator")
-        stream = (loop, queue)
-        core.streams.add(stream)
-        try:
-            seen = -1
-            if initial:
-                state = self.state
-                seen = self._cache[0]
-                yield state
-            while True:
-                item = await queue.get()
-                if item is _CLOSED:
-                    return
-                if self._errors:
-                    self._raise_pending()
-                version, state = item
-                if version <= seen:
-                    continue  # already yielded
-                seen = version
-                yield state
-        finally:
-            core.streams.discard(stream)
-            if not core.closed and self._handle is not None:
-                try:
-                    self.unsubscribe(token)
-                except StoreClosedError:
-                    pass
-
-
-def _json_same(a: Any, b: Any) -> bool:
-    """Equality of JSON values where ``true`` is not ``1``."""
-    if a is b:
-        return True
-    if type(a) is not type(b) and not (isinstance(a, (dict, list)) and isinstance(b, (dict, list))):
-        if isinstance(a, bool) or isinstance(b, bool):
-            return False
-        if not (isinstance(a, (int, float)) and isinstance(b, (int, float))):
-            return False
-    if isinstance(a, dict):
-        return isinstance(b, dict) and a.keys() == b.keys() and \
-            all(_json_same(v, b[k]) for k, v in a.items())
-    if isinstance(a, list):
-        return isinstance(b, list) and len(a) == len(b) and \
-            all(_json_same(x, y) for x, y in zip(a, b))
-    return bool(a == b)
+        return _asyncio.states(self, initial=initial)

@@ -1,5 +1,4 @@
-import ReducerKitFFI
-import ReducerKitTesting
+import ReducerKitHostTesting
 import Scoreboard
 import Testing
 

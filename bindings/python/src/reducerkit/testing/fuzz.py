@@ -42,9 +42,10 @@ except ImportError as e:  # pragma: no cover - depends on the environment
     raise ImportError("reducerkit.testing.check needs Hypothesis: pip install "
                       "'reducerkit[test]' (or pip install hypothesis)") from e
 
+from .._lifecycle import resolve_library
 from .._native import PACKAGE_DIR, Library
 from ..errors import ReducerKitError
-from ..store import Store, _resolve_library
+from ..store import Store
 from .strategies import feature_description, from_schema
 
 __all__ = ["check", "find_checker", "InvariantFailure"]
@@ -92,8 +93,8 @@ class _Sequence:
 
     def __init__(self, feature: str, lib: Library, endpoints: list[str],
                  initial_state: dict[str, Any] | None) -> None:
-        self.store = Store(feature, initial_state, "test", provide=endpoints or None,
-                           library=lib, record=True)
+        self.store = Store(feature, initial_state=initial_state, clock="test", record=True,
+                           provide=endpoints or None, library=lib)
         self.done: list[str] = []
 
     def step(self, kind: str, value: Any) -> None:
@@ -139,7 +140,7 @@ def check(feature: str, invariant: Callable[[dict[str, Any]], object], *,
         ReducerKitError: ``reducerkit-check`` cannot be found (a package built without a C
             compiler has no copy of it; pass ``differential=False``).
     """
-    lib = _resolve_library(library)
+    lib = resolve_library(library)
     description = feature_description(feature, lib)
     endpoints = [e["name"] for e in description.get("requests") or []]
     response_strategies = {e["name"]: from_schema(e.get("response_schema"))

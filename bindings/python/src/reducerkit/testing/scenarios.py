@@ -32,10 +32,10 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from .._json import compact
+from .._lifecycle import resolve_library
 from .._native import Library
 from ..errors import ReducerKitError, Status
-from ..store import _resolve_library
-from . import TestStore
+from .store import TestStore
 
 __all__ = ["ScenarioError", "ScenarioFailure", "load_scenario", "validate_scenario",
            "run_scenario", "scenario_files", "check_files", "json_match", "SUFFIX",
@@ -94,9 +94,10 @@ def _parse(lib: Library, data: bytes, label: str) -> dict[str, Any]:
     with the library's message."""
     out = ctypes.c_void_p()
     length = ctypes.c_size_t()
-    status = lib.rk_scenario_parse(data, len(data), out, length)
-    if status:
-        raise ScenarioError(f"{label}{lib.last_error()}")
+    try:
+        lib.call(lib.rk_scenario_parse, data, len(data), out, length)
+    except ReducerKitError:
+        raise ScenarioError(f"{label}{lib.last_error()}") from None
     # The standard library's parser: integers stay exact at any size (orjson's would not).
     normal = json.loads(lib.take_string(out, length))
     if not isinstance(normal, dict):  # pragma: no cover - the library's normal form
@@ -130,7 +131,7 @@ def load_scenario(path: str | os.PathLike[str],
         ScenarioError: the file cannot be read, is not JSON or is not a scenario; the message
             names the file, the JSON path of what is wrong and what was expected.
     """
-    return _normal_form(path, _resolve_library(library))
+    return _normal_form(path, resolve_library(library))
 
 
 def validate_scenario(scenario: Any,
@@ -138,7 +139,7 @@ def validate_scenario(scenario: Any,
     """Checks a scenario given as a dict against the format (``rk_scenario_parse``, the rules
     of ``scenario.schema.json``); raises :class:`ScenarioError` saying what is wrong and
     where."""
-    lib = _resolve_library(library)
+    lib = resolve_library(library)
     if isinstance(scenario, Mapping):
         _normal_form(scenario, lib)
         return
@@ -155,15 +156,14 @@ def json_match(expected: Any, actual: Any,
     ignored, a null member equals an absent one, numbers by exact value, ``true`` is not
     ``1``). Returns ``None`` when they are equal, else the differences, one per line
     (``$.count: expected 3, actual 2``). ``bytes`` are taken as JSON text."""
-    lib = _resolve_library(library)
+    lib = resolve_library(library)
     e = expected if isinstance(expected, bytes) else _wire(expected)
     a = actual if isinstance(actual, bytes) else _wire(actual)
     equal = ctypes.c_int()
     diff = ctypes.c_void_p()
     length = ctypes.c_size_t()
-    status = lib.rk_json_match(e, len(e), a, len(a), equal, diff, length)
-    if status:
-        raise lib.error(status, "rk_json_match")
+    lib.call(lib.rk_json_match, e, len(e), a, len(a), equal, diff, length,
+             context="rk_json_match")
     text = lib.take_string(diff, length).decode("utf-8", "replace")
     return None if equal.value else text
 
@@ -329,7 +329,7 @@ def run_scenario(scenario: Mapping[str, Any] | str | os.PathLike[str],
     when the scenario is malformed or cannot be read.
     """
     __tracebackhide__ = True
-    lib = _resolve_library(library)
+    lib = resolve_library(library)
     _run(_normal_form(scenario, lib), lib, timeout)
 
 
@@ -375,7 +375,7 @@ def check_files(paths: Iterable[str | os.PathLike[str]], *, out: TextIO,
     ``N passed, N failed``. A file that fails, however malformed (not JSON, nested too deep,
     unreadable), is reported on its own lines and the run goes on. Returns the exit status
     (0: all passed, 1: one failed)."""
-    lib = _resolve_library(library)
+    lib = resolve_library(library)
     passed = failed = 0
     for path in paths:
         shown = os.fspath(path)

@@ -1,0 +1,688 @@
+#if canImport(Glibc)
+  @preconcurrency import Glibc
+#elseif canImport(Darwin)
+  @preconcurrency import Darwin
+#endif
+@_spi(Host) import ReducerKit
+import ReducerKitWire
+import Synchronization
+import ReducerKitPlatform
+
+/// Where a subscription's JSON goes: the bytes (NUL-terminated), their count without the NUL,
+/// and the store version they show. Called on the thread that delivers the change.
+@usableFromInline package typealias JSONSink = @Sendable (UnsafePointer<CChar>, Int, UInt64) -> Void
+
+/// The operations of one feature's stores, JSON in and JSON out. Closures specialized for the
+/// feature's types where the feature was declared (see `Feature.init`), so no call from a host
+/// runs unspecialized generic code; made once per feature and shared by all of its stores, so
+/// a store costs no memory for them.
+@usableFromInline
+package final class HostStoreTable: Sendable {
+  @usableFromInline package typealias BytesBody = (UnsafeRawBufferPointer) throws(HostError) -> Void
+  @usableFromInline package typealias Store = AnyObject & Sendable
+
+  /// Every operation a host calls on a store, by name. A new operation is an entry here and
+  /// its closure in `HostStore.makeTable()`.
+  @usableFromInline package typealias Operations = (
+    send: @Sendable (Store, UnsafeRawBufferPointer) throws(HostError) -> Void,
+    withStateJSON: @Sendable (Store, BytesBody) throws(HostError) -> Void,
+    get: @Sendable (Store, UnsafeRawBufferPointer?) throws(HostError) -> (json: [UInt8], count: Int, version: UInt64),
+    patch: @Sendable (Store, UInt64) throws(HostError) -> (json: [UInt8], version: UInt64),
+    version: @Sendable (Store) -> UInt64,
+    subscribe: @Sendable (Store, @escaping JSONSink) -> UInt64,
+    subscribePatches: @Sendable (Store, @escaping JSONSink) throws(HostError) -> UInt64,
+    unsubscribe: @Sendable (Store, UInt64) throws(HostError) -> Void,
+    waitIdle: @Sendable (Store, Int64) throws(HostError) -> Void,
+    advanceClock: @Sendable (Store, Int64) throws(HostError) -> Void,
+    takeActions: @Sendable (Store) throws(HostError) -> [UInt8],
+    effectCount: @Sendable (Store) -> Int,
+    /// On the test clock, waits for effects to settle (see `HostStore.settle()`).
+    settle: @Sendable (Store) -> Void,
+    destroy: @Sendable (Store) -> Void
+  )
+
+  /// The type of the stores this table serves (checked when a box pairs them).
+  @usableFromInline package let storeType: ObjectIdentifier
+  @usableFromInline package let run: Operations
+
+  @inlinable package init(storeType: ObjectIdentifier, _ run: Operations) {
+    self.storeType = storeType
+    self.run = run
+  }
+}
+
+/// A store as a host sees it: the store and its feature's table (no allocation of its own).
+/// `box.run.send(box.store, bytes)` calls an operation.
+@usableFromInline
+package struct HostStoreBox: Sendable {
+  /// The store (the box keeps it alive).
+  @usableFromInline package let store: HostStoreTable.Store
+  // `unowned(unsafe)`: the store holds its table and its requests strongly, and this box holds
+  // the store, so both outlive every use through the box; no reference count is touched for
+  // them on each call.
+  @usableFromInline package unowned(unsafe) let table: HostStoreTable
+  /// The store's host requests (its provided endpoints).
+  @usableFromInline package unowned(unsafe) let requests: HostRequests
+
+  /// Pairs `store` with the table of its type and its requests, both of which `store` holds
+  /// (`HostStore.boxed()`).
+  @inlinable
+  package init(table: HostStoreTable, store: HostStoreTable.Store, requests: HostRequests) {
+    precondition(table.storeType == ObjectIdentifier(type(of: store)), "a store paired with another type's table")
+    self.table = table
+    self.store = store
+    self.requests = requests
+  }
+
+  /// The store's operations (call them with `store`).
+  @inlinable package var run: HostStoreTable.Operations { table.run }
+
+  /// `run.send(store, bytes)`, called from the box itself so that the store is passed as
+  /// borrowed from it (the hot path of every host: no retain of the store).
+  @inlinable @inline(__always)
+  package func send(_ bytes: UnsafeRawBufferPointer) throws(HostError) { try table.run.send(store, bytes) }
+}
+
+/// Whether the host or an effect sent an action.
+@usableFromInline
+package enum HostAction<Action: Sendable>: Sendable {
+  case host(Action)
+  case effect(Action)
+}
+
+/// The whole-state JSON of the newest version encoded so far, shared by state callbacks,
+/// `rk_store_state`, `rk_store_get("")`, whole-state patches and the action log: each version
+/// is encoded at most once. The bytes end with a NUL (for callbacks), not counted in `count`.
+@usableFromInline
+package final class StateJSONCache: Sendable {
+  private let entry = Locked<(version: UInt64, json: [UInt8])?>(nil)
+
+  @usableFromInline package init() {}
+
+  /// The JSON of `state` (the state at `version`), encoded now unless it was already.
+  @inlinable
+  package func json<S: Encodable>(_ state: S, version: UInt64) throws(HostError) -> [UInt8] {
+    if let cached = lookup(version) { return cached }
+    var json: [UInt8]
+    do {
+      json = try WireEncoder(explicitNulls: true).encode(state)
+    } catch {
+      throw HostError(.internal, "encoding the state: \(error.message)")
+    }
+    json.append(0)
+    offer(json, version: version)
+    return json
+  }
+
+  @usableFromInline package func lookup(_ version: UInt64) -> [UInt8]? {
+    entry.withLock { $0?.version == version ? $0?.json : nil }
+  }
+
+  /// Keeps `json` (NUL-terminated) as the JSON of `version` unless a newer one is kept.
+  @usableFromInline package func offer(_ json: [UInt8], version: UInt64) {
+    entry.withLock { entry in
+      if entry == nil || entry!.version <= version { entry = (version, json) }
+    }
+  }
+}
+
+/// The log behind `rk_store_take_actions`: each reduced action with the state after it.
+@usableFromInline
+package final class ActionLog: Sendable {
+  private let entries = Locked<(version: UInt64, json: [UInt8], count: Int)>((0, [], 0))
+  private let stateCache: StateJSONCache
+
+  @usableFromInline package init(stateCache: StateJSONCache) { self.stateCache = stateCache }
+
+  @usableFromInline
+  package func record<A: Encodable, S: Encodable>(_ action: A, origin: StaticString, state: S) {
+    let encoder = WireEncoder(explicitNulls: true)
+    let actionJSON = (try? encoder.encode(action)) ?? Array("null".utf8)
+    let encoded = try? encoder.encode(state)
+    let stateJSON = encoded ?? Array("null".utf8)
+    entries.withLock { log in
+      log.version += 1
+      log.json.append(contentsOf: log.count == 0 ? Array("{\"action\":".utf8) : Array(",{\"action\":".utf8))
+      log.json.append(contentsOf: actionJSON)
+      log.json.append(contentsOf: Array(",\"origin\":\"\(origin)\",\"version\":\(log.version),\"state\":".utf8))
+      log.json.append(contentsOf: stateJSON)
+      log.json.append(UInt8(ascii: "}"))
+      log.count += 1
+      // The log counts every action from the store's creation, so its version is the
+      // store's: the state callback and reads of this version use these bytes.
+      if var encoded {
+        encoded.append(0)
+        stateCache.offer(encoded, version: log.version)
+      }
+    }
+  }
+
+  @usableFromInline
+  package func take() -> [UInt8] {
+    entries.withLock { log in
+      defer {
+        log.json = []
+        log.count = 0
+      }
+      return [UInt8(ascii: "[")] + log.json + [UInt8(ascii: "]")]
+    }
+  }
+}
+
+/// Runs the feature's reducer on `HostAction`s, so effects' actions can be told apart.
+@usableFromInline
+package struct HostReducer<Base: Reducer>: Reducer
+where Base.Action: Codable & Sendable, Base.State: Encodable {
+  @usableFromInline package let base: (inout Base.State, Base.Action) -> Effect<Base.Action>
+  @usableFromInline package let log: ActionLog?
+
+  @inlinable package init(base: Base, log: ActionLog?) {
+    self.base = base._reduceFunction()
+    self.log = log
+  }
+
+  @inlinable
+  package func reduce(into state: inout Base.State, action: HostAction<Base.Action>) -> Effect<HostAction<Base.Action>> {
+    let effect: Effect<Base.Action>
+    switch action {
+    case let .host(action):
+      effect = base(&state, action)
+      if let log { log.record(action, origin: "host", state: state) }
+    case let .effect(action):
+      effect = base(&state, action)
+      if let log { log.record(action, origin: "effect", state: state) }
+    }
+    return effect.isNone ? .none : effect.map { HostAction.effect($0) }
+  }
+}
+
+/// How long the library's own waits for quiescence (`rk_store_advance_clock`, an answer on
+/// the test clock, a recording's settling) go on while no effect makes progress: only an
+/// effect stuck on something other than the clock stops them, never a slow machine.
+@usableFromInline package let settleStallNanoseconds: Int64 = 10_000_000_000
+
+/// Writes a report to standard error: escaped, one line, bounded (the core's reporter).
+@usableFromInline package func reportToStandardError(_ message: String) {
+  _reportToStandardError(message)
+}
+
+/// How many sleepers one `rk_store_advance_clock` wakes at most (a timer over a huge span):
+/// a count, not a time, so the call ends at the same clock reading on every machine.
+@usableFromInline package let maxAdvanceWakeUps = 100_000
+
+/// Decoded actions by their exact JSON text, so a host that sends the same action again
+/// (`"increment"`) skips decoding. Sound because decoding is a pure function of the text
+/// (synthesized `Decodable` is). Bounded in entries and key length. The first few entries are
+/// a short list scanned by hash (a store whose host sends a few distinct actions keeps only
+/// those); past that, a direct-mapped table that doubles (up to 256 slots) when an insert
+/// would evict.
+@usableFromInline
+package final class ActionCache<Action: Sendable>: Sendable {
+  @usableFromInline package struct Entry: Sendable {
+    @usableFromInline package let key: [UInt8]
+    @usableFromInline package let hash: UInt64
+    @usableFromInline package let action: Action
+
+    @inlinable package init(key: [UInt8], hash: UInt64, action: Action) {
+      self.key = key
+      self.hash = hash
+      self.action = action
+    }
+
+    @inlinable package func matches(_ bytes: UnsafeRawBufferPointer, hash: UInt64) -> Bool {
+      guard self.hash == hash, key.count == bytes.count else { return false }
+      return key.withUnsafeBytes { key in
+        bytes.count == 0 || memcmp(key.baseAddress!, bytes.baseAddress!, bytes.count) == 0
+      }
+    }
+  }
+
+  @usableFromInline package static var listLimit: Int { 8 }
+  @usableFromInline package static var firstSlotCount: Int { 32 }
+  @usableFromInline package static var slotCount: Int { 256 }
+  @usableFromInline package static var maxKeyLength: Int { 96 }
+  /// The list (while the table is empty), then the table.
+  @usableFromInline package let cache = Locked<(list: [Entry], table: [Entry?])>(([], []))
+
+  @usableFromInline package init() {}
+
+  @inlinable
+  package static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a
+    for byte in bytes {
+      hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+    }
+    return hash
+  }
+
+  @inlinable
+  package func lookup(_ bytes: UnsafeRawBufferPointer, hash: UInt64) -> Action? {
+    cache.withLock { cache in
+      if cache.table.isEmpty {
+        for entry in cache.list where entry.matches(bytes, hash: hash) { return entry.action }
+        return nil
+      }
+      guard let entry = cache.table[Int(hash % UInt64(cache.table.count))], entry.matches(bytes, hash: hash)
+      else { return nil }
+      return entry.action
+    }
+  }
+
+  @inlinable
+  package func insert(_ bytes: UnsafeRawBufferPointer, hash: UInt64, _ action: Action) {
+    let entry = Entry(key: Array(bytes), hash: hash, action: action)
+    cache.withLock { cache in
+      if cache.table.isEmpty {
+        if cache.list.count < Self.listLimit {
+          if cache.list.capacity == 0 { cache.list.reserveCapacity(2) }
+          cache.list.append(entry)
+          return
+        }
+        cache.table = Array(repeating: nil, count: Self.firstSlotCount)
+        for old in cache.list { cache.table[Int(old.hash % UInt64(cache.table.count))] = old }
+        cache.list = []
+      }
+      while cache.table[Int(hash % UInt64(cache.table.count))] != nil, cache.table.count < Self.slotCount {
+        var grown = [Entry?](repeating: nil, count: cache.table.count * 2)
+        for case let old? in cache.table { grown[Int(old.hash % UInt64(grown.count))] = old }
+        cache.table = grown
+      }
+      cache.table[Int(hash % UInt64(cache.table.count))] = entry
+    }
+  }
+}
+
+/// The version a patch subscriber saw last. Only touched by the thread delivering for the
+/// store, one delivery at a time (see `Store.subscribe`).
+@usableFromInline
+package final class SeenVersion: @unchecked Sendable {
+  // Safe: read and written only inside the store's observer callback, which the store runs
+  // on one thread at a time and in order (`_Observers`), with a happens-before edge from
+  // its condition lock between deliveries on different threads.
+  @usableFromInline package var version: UInt64
+  @usableFromInline package init(_ version: UInt64) { self.version = version }
+}
+
+/// The generic host store. Its methods are inlinable and called on the concrete type from the
+/// closures of `makeTable()`, so they are specialized per feature.
+@usableFromInline
+package final class HostStore<R: Reducer>: Sendable
+where R: SendableMetatype, R.State: Codable & Sendable, R.Action: Codable & Sendable {
+  @usableFromInline package let store: Store<R.State, HostAction<R.Action>>
+  @usableFromInline package let clock: TestClock?
+  @usableFromInline package let log: ActionLog?
+  @usableFromInline package typealias Subscriptions = Locked<(next: UInt64, active: [UInt64: StoreSubscription])>
+  /// The host's subscriptions by token (made by the first subscription).
+  @usableFromInline package let lazySubscriptions = AtomicLazyReference<Subscriptions>()
+  @usableFromInline package let actionCache = ActionCache<R.Action>()
+  /// The whole-state JSON of the newest version encoded, shared by every reader (made on
+  /// first use: a store nobody reads costs no memory for it).
+  @usableFromInline package let lazyStateCache = AtomicLazyReference<StateJSONCache>()
+  /// Patches between versions (made by the first patch call or patch subscription).
+  @usableFromInline package let lazyPatches = AtomicLazyReference<PatchEngine<R.State>>()
+  @usableFromInline package let requests: HostRequests
+  /// The operations C calls on this store (its feature's, shared by the feature's stores).
+  @usableFromInline package let table: HostStoreTable
+
+  /// - Parameters:
+  ///   - table: the feature's `makeTable()` (nil: a table of its own).
+  ///   - recorder: the session recorder of a store created with `"record": true` (the store
+  ///     logs its actions into the recorder's log).
+  @inlinable
+  package init(
+    initialState: R.State, reducer: R, options: StoreOptions, provided: [Feature.Endpoint],
+    table: HostStoreTable? = nil, recorder: SessionRecorder? = nil
+  ) {
+    self.table = table ?? Self.makeTable()
+    let clock = options.testClock ? TestClock() : nil
+    let stateCache = recorder?.stateCache ?? (options.recordActions ? StateJSONCache() : nil)
+    let log = recorder?.log ?? stateCache.map { ActionLog(stateCache: $0) }
+    let requests = HostRequests(recorder: recorder)
+    if let stateCache { _ = lazyStateCache.storeIfNil(stateCache) }
+    self.clock = clock
+    self.log = log
+    self.requests = requests
+    self.store = Store(
+      initialState: initialState,
+      reducer: HostReducer(base: reducer, log: log),
+      withDependencies: { values in
+        if let clock {
+          values.continuousClock = clock
+          values.suspendingClock = clock
+        }
+        Feature.Endpoint.provide(provided, in: &values, requests: requests)
+      }
+    )
+  }
+
+  @inlinable package var subscriptions: Subscriptions {
+    lazySubscriptions.load() ?? lazySubscriptions.storeIfNil(Subscriptions((0, [:])))
+  }
+
+  @inlinable package var stateCache: StateJSONCache {
+    lazyStateCache.load() ?? lazyStateCache.storeIfNil(StateJSONCache())
+  }
+
+  @inlinable package var patches: PatchEngine<R.State> {
+    if let engine = lazyPatches.load() { return engine }
+    return lazyPatches.storeIfNil(PatchEngine())
+  }
+
+  // The core's host API (`@_spi(Host)`) cannot be called from inlinable code: these thin,
+  // cold wrappers call it; the hot work around them (decoding, encoding) stays specialized.
+
+  @usableFromInline package func currentState() -> (R.State, UInt64) {
+    store.withCurrentState { ($0, $1) }
+  }
+
+  @usableFromInline package func subscribeChanges(
+    _ body: @escaping (R.State, UInt64) -> Void
+  ) -> StoreSubscription {
+    store.subscribeVersioned(deliverCurrent: false, body)
+  }
+
+  @usableFromInline package var isHeldByCurrentThread: Bool { store.isHeldByCurrentThread }
+
+  @usableFromInline package func waitUntilIdle(timeoutNanoseconds: Int64) -> Bool {
+    store.waitUntilIdle(timeoutNanoseconds: timeoutNanoseconds)
+  }
+
+  /// A store of a table made by `makeTable()` (`HostStoreBox.init` checks the pairing).
+  @inlinable @inline(__always)
+  package static func of(_ store: HostStoreTable.Store) -> HostStore { unsafeDowncast(store, to: HostStore.self) }
+
+  /// This store as the C ABI sees it.
+  @inlinable
+  package func boxed() -> HostStoreBox {
+    HostStoreBox(table: table, store: self, requests: requests)
+  }
+
+  /// The table of operations for stores of this type. Each closure is handed a store of this
+  /// type only: `HostStoreBox.init` checks that a box pairs a table with its own store type.
+  @inlinable
+  package static func makeTable() -> HostStoreTable {
+    HostStoreTable(
+      storeType: ObjectIdentifier(HostStore.self),
+      (
+        send: { store, bytes throws(HostError) in try of(store).send(bytes) },
+        withStateJSON: { store, body throws(HostError) in try of(store).withStateJSON(body) },
+        get: { store, pointer throws(HostError) in try of(store).get(pointer) },
+        patch: { store, since throws(HostError) in try of(store).patch(since: since) },
+        version: { store in of(store).store.version },
+        subscribe: { store, sink in of(store).subscribe(sink) },
+        subscribePatches: { store, sink throws(HostError) in try of(store).subscribePatches(sink) },
+        unsubscribe: { store, token throws(HostError) in try of(store).unsubscribe(token) },
+        waitIdle: { store, timeout throws(HostError) in try of(store).waitIdle(timeoutMilliseconds: timeout) },
+        advanceClock: { store, milliseconds throws(HostError) in
+          try of(store).advanceClock(milliseconds: milliseconds)
+        },
+        takeActions: { store throws(HostError) in try of(store).takeActions() },
+        effectCount: { store in of(store).store.effectCount },
+        settle: { store in of(store).settle() },
+        destroy: { store in of(store).destroy() }
+      ))
+  }
+
+  @inlinable
+  package func send(_ json: UnsafeRawBufferPointer) throws(HostError) {
+    let cacheable = json.count <= ActionCache<R.Action>.maxKeyLength
+    let hash = cacheable ? ActionCache<R.Action>.hash(json) : 0
+    if cacheable, let action = actionCache.lookup(json, hash: hash) {
+      store.send(.host(action))
+      return
+    }
+    let action: R.Action
+    do {
+      action = try WireDecoder(rootNoun: "action").decode(R.Action.self, from: json)
+    } catch {
+      throw HostError(error, otherwise: .action, context: nil)
+    }
+    if cacheable { actionCache.insert(json, hash: hash, action) }
+    store.send(.host(action))
+  }
+
+  @inlinable
+  package func withStateJSON(_ body: HostStoreTable.BytesBody) throws(HostError) {
+    let (state, version) = currentState()
+    let json = try stateCache.json(state, version: version)
+    let failure: HostError? = json.withUnsafeBytes { buffer in
+      do throws(HostError) {
+        try body(UnsafeRawBufferPointer(rebasing: buffer.dropLast()))
+        return nil
+      } catch {
+        return error
+      }
+    }
+    if let failure { throw failure }
+  }
+
+  /// `rk_store_get`: the JSON at `pointer` (nil or empty: the whole state, from the shared
+  /// cache) in the state at the returned version. `count` excludes a trailing NUL.
+  @inlinable
+  package func get(_ pointer: UnsafeRawBufferPointer?) throws(HostError) -> (json: [UInt8], count: Int, version: UInt64) {
+    let segments = try pointer.map { (bytes) throws(HostError) in try HostError.mapping { () throws(PatchError) in try JSONPointer.parse(bytes) } } ?? []
+    let (state, version) = currentState()
+    if segments.isEmpty {
+      let json = try stateCache.json(state, version: version)
+      return (json, json.count - 1, version)
+    }
+    let json = try HostError.mapping { () throws(PatchError) in try Navigator.json(of: state, at: segments) }
+    return (json, json.count, version)
+  }
+
+  /// `rk_store_patch`: the JSON Patch from `since` to the current version.
+  @inlinable
+  package func patch(since: UInt64) throws(HostError) -> (json: [UInt8], version: UInt64) {
+    let (state, version) = currentState()
+    switch try HostError.mapping({ () throws(PatchError) in try patches.patch(since: since, current: (state, version)) }) {
+    case let .ops(ops, version):
+      var json: [UInt8] = [UInt8(ascii: "[")]
+      json.reserveCapacity(ops.count + 3)
+      json.append(contentsOf: ops)
+      json.append(UInt8(ascii: "]"))
+      return (json, version)
+    case let .whole(state, version):
+      return (try wholePatch(state, version: version), version)
+    }
+  }
+
+  /// `[{"op":"replace","path":"","value":<the state>}]`, from the shared state JSON.
+  @inlinable
+  package func wholePatch(_ state: R.State, version: UInt64) throws(HostError) -> [UInt8] {
+    let whole = try stateCache.json(state, version: version)
+    var json = Array(#"[{"op":"replace","path":"","value":"#.utf8)
+    json.reserveCapacity(whole.count + 40)
+    json.append(contentsOf: whole.dropLast())
+    json.append(contentsOf: "}]".utf8)
+    return json
+  }
+
+  @inlinable
+  package func subscribe(_ sink: @escaping JSONSink) -> UInt64 {
+    let cache = stateCache
+    // C hosts get changes only, not the state at registration.
+    let subscription = subscribeChanges { (state: R.State, version) in
+      guard let json = try? cache.json(state, version: version) else {
+        reportToStandardError("ReducerKit: could not encode the state for a callback")
+        return
+      }
+      Self.call(sink, json, count: json.count - 1, version: version)
+    }
+    return remember(subscription)
+  }
+
+  /// `rk_store_subscribe_patches`: `callback` gets the patch from the version it last saw
+  /// (at first: the current version) after every delivery that changed the state.
+  @inlinable
+  package func subscribePatches(_ sink: @escaping JSONSink) throws(HostError) -> UInt64 {
+    let (state, version) = currentState()
+    try HostError.mapping { () throws(PatchError) in try patches.advance(to: state, version: version) }
+    let seen = SeenVersion(version)
+    let subscription = subscribeChanges { (state: R.State, version) in
+      do throws(HostError) {
+        let (json, to) = try self.patchForSubscriber(since: seen.version, state: state, version: version)
+        guard to > seen.version else { return }
+        seen.version = to
+        guard let json else { return }  // nothing changed
+        Self.call(sink, json, count: json.count - 1, version: to)
+      } catch {
+        reportToStandardError("ReducerKit: could not make the patch for a callback: \(error.message)")
+      }
+    }
+    return remember(subscription)
+  }
+
+  /// The patch (NUL-terminated; nil when empty) from `since` to the newest version known.
+  @inlinable
+  package func patchForSubscriber(since: UInt64, state: R.State, version: UInt64) throws(HostError) -> ([UInt8]?, UInt64) {
+    switch try HostError.mapping({ () throws(PatchError) in try patches.patch(since: since, current: (state, version)) }) {
+    case let .ops(ops, to):
+      guard !ops.isEmpty else { return (nil, to) }
+      var json: [UInt8] = [UInt8(ascii: "[")]
+      json.reserveCapacity(ops.count + 3)
+      json.append(contentsOf: ops)
+      json.append(contentsOf: [UInt8(ascii: "]"), 0])
+      return (json, to)
+    case let .whole(state, to):
+      var json = try wholePatch(state, version: to)
+      json.append(0)
+      return (json, to)
+    }
+  }
+
+  /// Hands NUL-terminated `json` of `count` bytes to `sink`.
+  @inlinable
+  package static func call(_ sink: JSONSink, _ json: [UInt8], count: Int, version: UInt64) {
+    json.withUnsafeBufferPointer { buffer in
+      guard let base = buffer.baseAddress else { return }
+      base.withMemoryRebound(to: CChar.self, capacity: buffer.count) { sink($0, count, version) }
+    }
+  }
+
+  @inlinable
+  package func remember(_ subscription: StoreSubscription) -> UInt64 {
+    subscriptions.withLock { table in
+      table.next += 1
+      table.active[table.next] = subscription
+      return table.next
+    }
+  }
+
+  @inlinable
+  package func unsubscribe(_ token: UInt64) throws(HostError) {
+    let subscription = subscriptions.withLock { $0.active.removeValue(forKey: token) }
+    guard let subscription else {
+      throw HostError(.invalidArgument, "no subscription with token \(token) on this store")
+    }
+    subscription.cancel()
+  }
+
+  @inlinable
+  package func waitIdle(timeoutMilliseconds: Int64) throws(HostError) {
+    guard !requests.isCallingBackOnCurrentThread else { throw Self.waitInRequestCallback("rk_store_wait_idle") }
+    guard !isHeldByCurrentThread else {
+      throw HostError(.misuse, "rk_store_wait_idle called from inside a reduce of the same store")
+    }
+    let nanoseconds: Int64
+    if timeoutMilliseconds < 0 {
+      nanoseconds = -1
+    } else {
+      let (product, overflow) = timeoutMilliseconds.multipliedReportingOverflow(by: 1_000_000)
+      nanoseconds = overflow ? Int64.max : product
+    }
+    guard waitUntilIdle(timeoutNanoseconds: nanoseconds) else {
+      throw HostError(
+        .timeout,
+        "effects still running after \(timeoutMilliseconds) ms (\(store.effectCount) in flight)")
+    }
+  }
+
+  @usableFromInline
+  package func advanceClock(milliseconds: Int64) throws(HostError) {
+    guard let clock else {
+      throw HostError(.misuse, "the store uses the live clock; create it with {\"clock\": \"test\"} to advance time")
+    }
+    guard milliseconds >= 0 else {
+      throw HostError(.invalidArgument, "milliseconds must be >= 0, got \(milliseconds)")
+    }
+    guard !requests.isCallingBackOnCurrentThread else { throw Self.waitInRequestCallback("rk_store_advance_clock") }
+    guard !isHeldByCurrentThread else {
+      throw HostError(.misuse, "rk_store_advance_clock called from inside a reduce of the same store")
+    }
+    let start = clock.now
+    let target = start.advanced(by: .milliseconds(milliseconds))
+    let result = clock.advanceBlocking(
+      by: .milliseconds(milliseconds), stallNanoseconds: settleStallNanoseconds, maxWakeUps: maxAdvanceWakeUps)
+    let why: String
+    let reached: TestClock.Instant
+    switch result {
+    case .settled:
+      return
+    case let .stalled(at):
+      reached = at
+      why = "woken effects made no progress for \(settleStallNanoseconds / 1_000_000_000) s without settling "
+        + "(an effect that waits on something other than the clock)"
+    case let .tooManyWakeUps(at):
+      reached = at
+      why = "\(maxAdvanceWakeUps) sleepers woke and more were due (a timer that fires more often than "
+        + "the span allows to run)"
+    }
+    throw HostError(
+      .timeout,
+      "\(why); the test clock stopped at \(Self.milliseconds(reached.offset)) ms, "
+        + "\(Self.milliseconds(start.duration(to: reached))) ms of the "
+        + "\(Self.milliseconds(start.duration(to: target))) ms asked for")
+  }
+
+  /// On the test clock, waits until the effects an answer or an action resumed have settled
+  /// (finished, or asleep on the clock, or waiting for the host), however long that takes
+  /// while they make progress. Does nothing on the live clock, inside a request callback or a
+  /// reduce of this store, or on a Swift concurrency thread, where waiting could wait for itself.
+  @usableFromInline
+  package func settle() {
+    guard clock != nil, !requests.isCallingBackOnCurrentThread, !isHeldByCurrentThread,
+      !Self.isOnSwiftTask
+    else { return }
+    _ = store.waitUntilSettled(stallNanoseconds: settleStallNanoseconds)
+  }
+
+  /// Whether the calling thread runs a Swift task (blocking there could starve the pool).
+  @usableFromInline package static var isOnSwiftTask: Bool { withUnsafeCurrentTask { $0 != nil } }
+
+  /// The error of a wait from inside a request callback, which would wait for itself.
+  @usableFromInline
+  package static func waitInRequestCallback(_ function: String) -> HostError {
+    HostError(
+      .misuse,
+      "\(function) called from inside a request callback of the same store: the effect that made "
+        + "the request runs until the callback returns, so this would wait for itself; answer "
+        + "the request (or keep its id) and return, then wait")
+  }
+
+  /// Whole milliseconds of `duration`.
+  static func milliseconds(_ duration: Duration) -> Int64 {
+    let (seconds, attoseconds) = duration.components
+    let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1000)
+    return overflow ? (seconds > 0 ? .max : .min) : whole &+ attoseconds / 1_000_000_000_000_000
+  }
+
+  @inlinable
+  package func takeActions() throws(HostError) -> [UInt8] {
+    guard let log else {
+      throw HostError(.misuse, "the store does not record actions; create it with {\"record_actions\": true}")
+    }
+    return log.take()
+  }
+
+  @inlinable
+  package func destroy() {
+    let active: [StoreSubscription] =
+      lazySubscriptions.load()?.withLock { table in
+        defer { table.active.removeAll() }
+        return Array(table.active.values)
+      } ?? []
+    store.invalidate()
+    requests.close()
+    for subscription in active { subscription.cancel() }
+  }
+}

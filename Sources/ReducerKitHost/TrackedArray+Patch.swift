@@ -1,0 +1,42 @@
+@_spi(Host) import ReducerKit
+import ReducerKitWire
+
+// The patch engine (ReducerKitWire) diffs a core `TrackedArray` by the positions written since
+// the old value: O(changes x log n), not a walk of every element.
+
+extension TrackedArray: _PatchDiffable where Element: Encodable & Equatable {
+  package func _patch(from old: any Encodable, into writer: inout PatchWriter, depth: Int) throws(PatchError) {
+    guard type(of: old) == TrackedArray<Element>.self else { return try writer.replace(.value(self)) }
+    let old = _load(old, as: TrackedArray<Element>.self)
+    if let written = _positionsWritten(since: old) {
+      // Writes only (the common case): no `Change` values to build.
+      for i in written {
+        let mark = writer.push(index: i)
+        try writer.diffElement(old[i], self[i], depth: depth)
+        writer.pop(mark)
+      }
+      return
+    }
+    for change in changes(from: old) {
+      switch change {
+      case let .updated(i):
+        let mark = writer.push(index: i)
+        try writer.diffElement(old[i], self[i], depth: depth)
+        writer.pop(mark)
+      case let .inserted(i):
+        let mark = writer.push(index: i)
+        try writer.add(.value(self[i]))
+        writer.pop(mark)
+      case let .removed(i):
+        let mark = writer.push(index: i)
+        try writer.remove()
+        writer.pop(mark)
+      }
+    }
+  }
+
+  package func _child(at segment: String) -> _PointerStep {
+    guard let index = JSONPointer.arrayIndex(segment), index < count else { return .missingIndex(count: count) }
+    return .found(.value(self[index]))
+  }
+}

@@ -1,0 +1,139 @@
+/// RFC 6901 JSON Pointers: `""` is the whole document, `/todos/0/title` a part of it; in a
+/// segment `~1` stands for `/` and `~0` for `~`.
+@usableFromInline
+package enum JSONPointer {
+  /// The unescaped segments of `pointer` (UTF-8 bytes), or an error naming what is wrong.
+  @usableFromInline
+  package static func parse(_ bytes: UnsafeRawBufferPointer) throws(PatchError) -> [String] {
+    guard !bytes.isEmpty else { return [] }
+    guard bytes[0] == UInt8(ascii: "/") else {
+      throw PatchError(
+        .invalidArgument,
+        "pointer \(quoted(bytes)) is not a JSON Pointer: it must be \"\" (the whole state) or start with \"/\"")
+    }
+    guard let text = String(validating: bytes.lazy, as: UTF8.self) else {
+      throw PatchError(.invalidArgument, "pointer is not valid UTF-8")
+    }
+    var segments: [String] = []
+    for raw in text.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).dropFirst() {
+      var segment: [UInt8] = []
+      segment.reserveCapacity(raw.count)
+      var iterator = raw.makeIterator()
+      while let byte = iterator.next() {
+        guard byte == UInt8(ascii: "~") else {
+          segment.append(byte)
+          continue
+        }
+        switch iterator.next() {
+        case UInt8(ascii: "0"): segment.append(UInt8(ascii: "~"))
+        case UInt8(ascii: "1"): segment.append(UInt8(ascii: "/"))
+        default:
+          throw PatchError(
+            .invalidArgument,
+            "pointer \(WireQuote.bounded(text)) has \"~\" not followed by 0 or 1 (write \"~\" as \"~0\" and \"/\" as \"~1\")")
+        }
+      }
+      segments.append(String(decoding: segment, as: UTF8.self))
+    }
+    return segments
+  }
+
+  /// The array index a segment names: decimal digits without a leading zero (RFC 6901).
+  /// `-` (the position after the last element) and anything else are not indices.
+  package static func arrayIndex(_ segment: String) -> Int? {
+    let utf8 = segment.utf8
+    guard let first = utf8.first, first >= UInt8(ascii: "0"), first <= UInt8(ascii: "9"),
+      first != UInt8(ascii: "0") || utf8.count == 1, utf8.count <= 18,
+      utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
+    else { return nil }
+    return Int(segment)
+  }
+
+  /// The pointer of `segments` (escaped).
+  static func render<S: Sequence>(_ segments: S) -> String where S.Element == String {
+    var out: [UInt8] = []
+    for segment in segments {
+      out.append(UInt8(ascii: "/"))
+      appendEscaped(segment, to: &out)
+    }
+    return String(decoding: out, as: UTF8.self)
+  }
+
+  /// Appends `segment` with `~` written `~0` and `/` written `~1`.
+  static func appendEscaped(_ segment: String, to out: inout [UInt8]) {
+    // The common case (nothing to escape) over the contiguous bytes, appended at once.
+    let plain = segment.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+      for byte in bytes where byte == UInt8(ascii: "~") || byte == UInt8(ascii: "/") { return false }
+      out.append(contentsOf: bytes)
+      return true
+    }
+    if plain == true { return }
+    if plain == nil, !segment.utf8.contains(where: { $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "/") }) {
+      out.append(contentsOf: segment.utf8)
+      return
+    }
+    for byte in segment.utf8 {
+      switch byte {
+      case UInt8(ascii: "~"): out.append(contentsOf: [UInt8(ascii: "~"), UInt8(ascii: "0")])
+      case UInt8(ascii: "/"): out.append(contentsOf: [UInt8(ascii: "~"), UInt8(ascii: "1")])
+      default: out.append(byte)
+      }
+    }
+  }
+
+  /// Appends `text` (valid UTF-8) as a JSON string, escaped as `WireEncoder` escapes.
+  static func appendJSONString(_ text: [UInt8], to out: inout [UInt8]) {
+    out.append(UInt8(ascii: "\""))
+    for byte in text {
+      switch byte {
+      case UInt8(ascii: "\""): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+      case UInt8(ascii: "\\"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+      case 0x0A: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+      case 0x0D: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+      case 0x09: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+      case 0x08: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
+      case 0x0C: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
+      case 0..<0x20:
+        let hex = Array("0123456789abcdef".utf8)
+        out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
+        out.append(hex[Int(byte >> 4)])
+        out.append(hex[Int(byte & 0xF)])
+      default: out.append(byte)
+      }
+    }
+    out.append(UInt8(ascii: "\""))
+  }
+
+  static func quoted(_ bytes: UnsafeRawBufferPointer) -> String {
+    WireQuote.bounded(
+      String(decoding: bytes.prefix(WireQuote.defaultLimit + 4), as: UTF8.self), totalBytes: bytes.count)
+  }
+}
+
+/// Strings quoted for messages: as JSON strings (control characters, quotes and backslashes
+/// escaped), and bounded, so a message never carries a caller's text raw or whole.
+enum WireQuote {
+  /// How many bytes of a text a message quotes by default.
+  static let defaultLimit = 120
+
+  /// `text` as a JSON string, whole (for texts the library made, of bounded size).
+  static func string(_ text: String) -> String {
+    var out: [UInt8] = []
+    JSONPointer.appendJSONString(Array(text.utf8), to: &out)
+    return String(decoding: out, as: UTF8.self)
+  }
+
+  /// At most `limit` bytes of `text` (cut at a character boundary) as a JSON string; a longer
+  /// text ends with `..."` and says how long it was.
+  /// `totalBytes`: the length of the whole text when `text` is a prefix of it.
+  static func bounded(_ text: String, limit: Int = defaultLimit, totalBytes: Int? = nil) -> String {
+    let utf8 = text.utf8
+    guard utf8.count > limit else { return string(text) }
+    var end = utf8.index(utf8.startIndex, offsetBy: limit)
+    while end > utf8.startIndex, UTF8.isContinuation(utf8[end]) { end = utf8.index(before: end) }
+    var out: [UInt8] = []
+    JSONPointer.appendJSONString(Array(utf8[..<end]), to: &out)
+    out.insert(contentsOf: Array("...".utf8), at: out.count - 1)
+    return String(decoding: out, as: UTF8.self) + " (\(totalBytes ?? utf8.count) bytes)"
+  }
+}
