@@ -95,7 +95,7 @@ let package = Package(
         "ReducerKit", "ReducerKitTesting", "ReducerKitTestSupport",
       ]
     ),
-    .testTarget(name: "ReducerKitPlatformTests", dependencies: ["ReducerKitPlatform"]),
+    .testTarget(name: "ReducerKitPlatformTests", dependencies: ["ReducerKitPlatform", "ReducerKitTestSupport"]),
     .testTarget(name: "ReducerKitWireTests", dependencies: ["ReducerKitWire", "ReducerKitTestSupport"]),
     .testTarget(
       name: "ReducerKitHostTests",

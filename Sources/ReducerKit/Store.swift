@@ -364,7 +364,7 @@ extension Store: Observable {}
 /// Keeps a store subscription alive; ``cancel()`` (or deinit) ends it.
 public final class StoreSubscription: @unchecked Sendable {
   // Safe: `onCancel` is written once in init and taken exactly once under `lock`.
-  private let lock = _Lock()
+  private let lock = Lock()
   private var onCancel: (() -> Void)?
 
   init(_ onCancel: @escaping () -> Void) { self.onCancel = onCancel }

@@ -1,4 +1,5 @@
 import Synchronization
+import ReducerKitPlatform
 
 // The engine behind `Store` (Store.swift is its public face): the state, the lock, the queue of
 // actions sent while reducing, the effects waiting to start, and the loop that reduces and then
@@ -22,7 +23,7 @@ final class _StoreCore<State, Action: Sendable>: @unchecked Sendable {
   /// Whether a reduce (or the drain of `pending`) is on the owner's stack.
   @exclusivity(unchecked) @usableFromInline var isReducing = false
   @exclusivity(unchecked) @usableFromInline var isInvalidated = false
-  @usableFromInline let lock = _Lock()
+  @usableFromInline let lock = Lock()
   @usableFromInline let owner = Atomic<UInt>(0)
   @usableFromInline let version = Atomic<UInt64>(0)
   @usableFromInline let observers = _Observers<State>()
@@ -50,7 +51,7 @@ final class _StoreCore<State, Action: Sendable>: @unchecked Sendable {
   /// at once (from an effect started on this thread), and the outer send reports the change.
   @inlinable
   func send(_ action: Action) -> StoreTask? {
-    let me = _currentThreadID()
+    let me = currentThreadID()
     if owner.load(ordering: .relaxed) == me {
       _sendReentrant(action)
       return nil
@@ -212,12 +213,12 @@ final class _StoreCore<State, Action: Sendable>: @unchecked Sendable {
 
   /// Whether the calling thread is reducing on this store right now.
   var isHeldByCurrentThread: Bool {
-    owner.load(ordering: .relaxed) == _currentThreadID()
+    owner.load(ordering: .relaxed) == currentThreadID()
   }
 
   /// Reads the state under the lock (or directly when this thread holds it).
   func withState<R>(_ body: (State) -> R) -> R {
-    if owner.load(ordering: .relaxed) == _currentThreadID() { return body(state) }
+    if owner.load(ordering: .relaxed) == currentThreadID() { return body(state) }
     lock.lock()
     defer { lock.unlock() }
     return body(state)
@@ -226,7 +227,7 @@ final class _StoreCore<State, Action: Sendable>: @unchecked Sendable {
   /// Runs `body` as the store's owner: sends inside it queue and are reduced (and their
   /// effects started) before this returns.
   func exclusive<R>(_ body: () -> R) -> R {
-    let me = _currentThreadID()
+    let me = currentThreadID()
     if owner.load(ordering: .relaxed) == me { return body() }
     lock.lock()
     owner.store(me, ordering: .relaxed)
