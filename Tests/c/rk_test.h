@@ -148,7 +148,7 @@ static inline void rk_t_select(int argc, char **argv) {
                    rk_t_program);
             exit(0);
         } else if (options && a[0] == '-' && a[1] != '\0') {
-            fprintf(stderr, "%s: unknown option \"%.100s\" (expected --list, --help or a test name)\n",
+            fprintf(stderr, "%s: unknown option \"%.100s\" (expected --list, --help or a name)\n",
                     rk_t_program, a);
             exit(2);
         } else if (rk_t_name_count == RK_T_MAX_NAMES) {
@@ -206,7 +206,7 @@ static inline int rk_t_exit(void) {
 
 #define RK_TEST_EXIT() return rk_t_exit()
 
-/* 1 when the Makefile runs the test under valgrind (RK_UNDER_VALGRIND=1): shrink loops. */
+/* 1 under make test-valgrind (scripts/test-c.sh sets RK_UNDER_VALGRIND=1): shrink loops. */
 static inline int rk_t_under_valgrind(void) {
     const char *v = getenv("RK_UNDER_VALGRIND");
     return v != NULL && v[0] != '\0' && strcmp(v, "0") != 0;
