@@ -116,10 +116,11 @@ static void test_features_list_versions(void) {
 }
 
 static void test_refused(void) {
-    rk_store *s = CREATE("counter", NULL);
+    rk_store *s;
     char *snapshot;
     char options[512];
     TEST("refused snapshots: another feature's, newer, malformed, undecodable; nothing made");
+    s = CREATE("counter", NULL);
     CHECK_OK(rk_store_send(s, "\"increment\""));
     snapshot = snapshot_of(s);
     snprintf(options, sizeof options, "{\"snapshot\":%s}", snapshot);
@@ -160,7 +161,8 @@ static void test_refused(void) {
     rk_store_destroy(s);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+    rk_t_select(argc, argv);
     rk_t_watchdog(300);
     test_round_trips();
     test_features_list_versions();
