@@ -355,6 +355,19 @@ public func rk_store_scenario(
   }
 }
 
+@_cdecl("rk_store_snapshot")
+public func rk_store_snapshot(
+  _ store: OpaquePointer?,
+  _ outJSON: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+  _ outLength: UnsafeMutablePointer<Int>?
+) -> Int32 {
+  ffiCall { () throws(HostError) in
+    let host = try lookup(store)
+    guard let outJSON else { throw HostError(.invalidArgument, "out_json is NULL") }
+    try copyOut(host.table.run.snapshot(host.store), outJSON, outLength)
+  }
+}
+
 @_cdecl("rk_store_effect_count")
 public func rk_store_effect_count(_ store: OpaquePointer?, _ outCount: UnsafeMutablePointer<UInt64>?) -> Int32 {
   ffiCall { () throws(HostError) in
