@@ -15,8 +15,9 @@ python -m reducerkit schema diff old.json new.json        # breaking schema chan
 
 Each command is a module of this package (``features``, ``run``, ``version``, ``check``,
 ``record``, ``fuzz``, ``stubs``, ``snapshots``, ``schema``) whose ``register(subparsers)``
-adds its subparser and sets its handler, ``execute(args, lib, out, err)``; :func:`main` loads the library (``--lib``,
-before or after the command) and calls the handler.
+adds its subparser and sets its handler, ``execute(args, lib, out, err)``; :func:`main` loads
+the library (``--lib``, before or after the command; not for ``schema diff``, which reads only
+the files it is given) and calls the handler.
 
 Exit status, one convention for every command:
 
@@ -43,15 +44,16 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from .._lifecycle import load_library
+from .._native import Library
 from ..errors import ReducerKitError
-from . import check, features, fuzz, record, run, snapshots, stubs, version
+from . import check, features, fuzz, record, run, schema, snapshots, stubs, version
 from ._common import OK, USAGE
 from .features import summarize_schema
 
 __all__ = ["main", "summarize_schema"]
 
 #: The commands, in the order ``--help`` lists them.
-COMMANDS = (features, run, version, check, record, fuzz, stubs, snapshots)
+COMMANDS = (features, run, version, check, record, fuzz, stubs, snapshots, schema)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -76,11 +78,13 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None,
         args = _parser().parse_args(argv)
     except SystemExit as e:  # argparse: --help (0) or bad usage (2)
         return int(e.code) if isinstance(e.code, int) else USAGE
-    try:
-        lib = load_library(args.lib) if args.lib else load_library()
-    except ReducerKitError as e:
-        err.write(f"reducerkit: {e.message}\n")
-        return int(args.trouble)
+    lib: Library | None = None
+    if getattr(args, "needs_library", True):  # schema diff reads only the files it is given
+        try:
+            lib = load_library(args.lib) if args.lib else load_library()
+        except ReducerKitError as e:
+            err.write(f"reducerkit: {e.message}\n")
+            return int(args.trouble)
     try:
         return int(args.handler(args, lib, out, err))
     except ReducerKitError as e:  # e.g. a library off the ABI (LibraryABIError)
