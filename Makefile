@@ -272,6 +272,7 @@ bench: lib
 	$(MAKE) --no-print-directory $(BUILD)/bench/c_bench
 	$(BUILD)/bench/c_bench
 	REDUCERKIT_LIB=$(abspath $(LIB)) PYTHONPATH=bindings/python/src $(PYTHON) benchmarks/python/bench.py
+	REDUCERKIT_LIB=$(abspath $(LIB)) PYTHONPATH=bindings/python/src $(PYTHON) benchmarks/python/snapshots.py $(addprefix --scoreboard ,$(wildcard examples/custom-feature/.build/release/libscoreboard.so))
 	$(MAKE) --no-print-directory bench-scaling
 
 # Observation cost against state size (C and Python, pydux beside them): prints the table and
