@@ -84,7 +84,11 @@ def check_schema_hash(lib: Library, feature: str, expected: str, typed: str) -> 
     """Raises :class:`SchemaMismatchError` unless the library's feature ``feature`` has the
     schema hash ``expected``, the one the typed store ``typed`` (a class of generated stubs)
     was generated from. An unknown feature passes: creating the store then says so."""
-    found = [f for f in features(lib) if f.get("name") == feature]
+    listed = _features_cache.get(lib.path)
+    if listed is None:  # read once per library (features() fills the cache); not copied
+        features(lib)
+        listed = _features_cache[lib.path]
+    found = [f for f in listed if f.get("name") == feature]
     if not found:
         return
     actual = found[0].get("schema_hash")
