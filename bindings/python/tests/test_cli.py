@@ -135,6 +135,7 @@ def test_usage_error(cli: Run) -> None:
 _COMMAND_ARGS = {
     "features": [], "version": [], "run": ["counter", "-"], "check": ["."],
     "record": ["counter"], "fuzz": ["counter", "--invariant", "m:f"], "stubs": ["counter"],
+    "inspect": ["x.scenario.json"],
 }
 
 

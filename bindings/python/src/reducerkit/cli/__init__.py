@@ -9,10 +9,11 @@ python -m reducerkit check Tests/scenarios                # scenarios, as reduce
 python -m reducerkit record counter --clock test < session.jsonl > s.scenario.json
 python -m reducerkit fuzz counter --invariant mymodule:count_is_small --examples 200
 python -m reducerkit stubs counter > counter_types.py      # --lang c: a C header
+python -m reducerkit inspect s.scenario.json -o s.html     # a time-travel inspector page
 ```
 
 Each command is a module of this package (``features``, ``run``, ``version``, ``check``,
-``record``, ``fuzz``, ``stubs``) whose ``register(subparsers)`` adds its subparser and sets
+``record``, ``fuzz``, ``stubs``, ``inspect``) whose ``register(subparsers)`` adds its subparser and sets
 its handler, ``execute(args, lib, out, err)``; :func:`main` loads the library (``--lib``,
 before or after the command) and calls the handler.
 
@@ -41,14 +42,14 @@ from typing import TextIO
 
 from .._lifecycle import load_library
 from ..errors import ReducerKitError
-from . import check, features, fuzz, record, run, stubs, version
+from . import check, features, fuzz, inspect, record, run, stubs, version
 from ._common import OK, USAGE
 from .features import summarize_schema
 
 __all__ = ["main", "summarize_schema"]
 
 #: The commands, in the order ``--help`` lists them.
-COMMANDS = (features, run, version, check, record, fuzz, stubs)
+COMMANDS = (features, run, version, check, record, fuzz, stubs, inspect)
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -333,8 +333,27 @@ def run_scenario(scenario: Mapping[str, Any] | str | os.PathLike[str],
     _run(_normal_form(scenario, lib), lib, timeout)
 
 
-def _run(normal: Mapping[str, Any], lib: Library, timeout: float) -> None:
-    """Runs a scenario in its normal form."""
+class StepObserver:
+    """Watches a replay (the inspector, :mod:`reducerkit.inspect`, records one through it):
+    the runner calls :meth:`start` once the store exists, :meth:`step` after each step, and
+    :meth:`end` after the end's checks. ``test_store._state`` and ``test_store._version`` are
+    the state and version the steps asserted so far. ``failure`` is the failure about to be
+    raised, if any."""
+
+    def start(self, test_store: TestStore[Any, Any]) -> None:
+        """The store was created; no step ran yet."""
+
+    def step(self, index: int, step: Mapping[str, Any], test_store: TestStore[Any, Any],
+             failure: ScenarioFailure | None) -> None:
+        """Step ``index`` (1-based) ran, or failed with ``failure``."""
+
+    def end(self, test_store: TestStore[Any, Any], failure: ScenarioFailure | None) -> None:
+        """The end's checks passed, or failed with ``failure``."""
+
+
+def _run(normal: Mapping[str, Any], lib: Library, timeout: float,
+         observer: StepObserver | None = None) -> None:
+    """Runs a scenario in its normal form (``observer``: see :class:`StepObserver`)."""
     __tracebackhide__ = True
     name = normal["name"]
     try:
@@ -343,17 +362,34 @@ def _run(normal: Mapping[str, Any], lib: Library, timeout: float) -> None:
         raise ScenarioFailure(name, 0, None, f"the store could not be created: "
                                              f"{_status_name(e)}: {e.message}") from None
     try:
+        if observer is not None:
+            observer.start(run.ts)
         finished = False
         for index, step in enumerate(normal["steps"], start=1):
             try:
                 run.step(step)
             except AssertionError as e:
-                raise ScenarioFailure(name, index, step, _strip_prefix(str(e))) from None
+                failure = ScenarioFailure(name, index, step, _strip_prefix(str(e)))
+                if observer is not None:
+                    observer.step(index, step, run.ts, failure)
+                raise failure from None
+            except ReducerKitError as e:  # raised as it is; the observer sees the step fail
+                if observer is not None:
+                    observer.step(index, step, run.ts, ScenarioFailure(
+                        name, index, step, f"{_status_name(e)}: {e.message}"))
+                raise
+            if observer is not None:
+                observer.step(index, step, run.ts, None)
             finished = "finish" in step
         try:
             run.end(finished, normal.get("final_state"))
         except AssertionError as e:
-            raise ScenarioFailure(name, 0, None, _strip_prefix(str(e))) from None
+            failure = ScenarioFailure(name, 0, None, _strip_prefix(str(e)))
+            if observer is not None:
+                observer.end(run.ts, failure)
+            raise failure from None
+        if observer is not None:
+            observer.end(run.ts, None)
     finally:
         run.ts.close()
 

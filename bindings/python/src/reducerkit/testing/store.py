@@ -90,6 +90,7 @@ class TestStore(Generic[StateT, ActionT]):
                            clock=clock,  # type: ignore[arg-type]  # checked by the library
                            record_actions=True, provide=provide, library=library)
         self._state: dict[str, Any] = copy.deepcopy(self.store.state)
+        self._version = self.store.version  # of the asserted state (for the inspector)
         self._received: deque[dict[str, Any]] = deque()
         # Host request events not asserted yet, and the requests receive_request returned.
         self._events: deque[tuple[str, Request]] = deque(self.store._host_events())
@@ -207,7 +208,7 @@ class TestStore(Generic[StateT, ActionT]):
         return expected
 
     def _assert_state(self, what: str, previous: dict[str, Any], actual: dict[str, Any],
-                      changes: Changes, kw: Mapping[str, Any]) -> None:
+                      changes: Changes, kw: Mapping[str, Any], version: int) -> None:
         __tracebackhide__ = True
         if self.exhaustive:
             expected = self._expected(previous, changes, kw)
@@ -226,6 +227,7 @@ class TestStore(Generic[StateT, ActionT]):
                     self._fail(f"state after {what} does not match the asserted changes"
                                f"{self._diff_label}:\n{difference}")
         self._state = actual
+        self._version = version
 
     def _pending_text(self) -> str:
         return "\n".join(f"  {i + 1}. {_show(r['action'])}"
@@ -270,7 +272,7 @@ class TestStore(Generic[StateT, ActionT]):
             for r in early:
                 self._received.remove(r)
         self._assert_state(f"sending {_show(action)}", self._state, record["state"],
-                           changes, kw)
+                           changes, kw, record["version"])
         return self.state
 
     def receive(self, action: ActionT, changes: Changes = None, /, **kw: Any) -> dict[str, Any]:
@@ -305,7 +307,7 @@ class TestStore(Generic[StateT, ActionT]):
         else:
             record = self._skip_until(expected_action)
         self._assert_state(f"receiving {_show(expected_action)}", self._state,
-                           record["state"], changes, kw)
+                           record["state"], changes, kw, record["version"])
         return self.state
 
     def _skip_until(self, expected_action: Any) -> dict[str, Any]:
@@ -316,14 +318,15 @@ class TestStore(Generic[StateT, ActionT]):
                 record = self._received.popleft()
                 if self._differ(expected_action, _normalize_action(record["action"])) is None:
                     return record
-                self._state = record["state"]
+                self._state, self._version = record["state"], record["version"]
             if not self._await_received(max(0.0, deadline - time.monotonic())):
                 self._fail(f"expected to receive {_show(expected_action)}, but it was not "
                            f"received within {self.timeout} s")
 
     def _skip_received(self) -> None:
         while self._received:
-            self._state = self._received.popleft()["state"]
+            record = self._received.popleft()
+            self._state, self._version = record["state"], record["version"]
 
     def skip_received_actions(self) -> None:
         """Drops the received actions not asserted yet (their state changes are taken)."""

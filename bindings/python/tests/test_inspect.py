@@ -1,0 +1,138 @@
+"""The inspector's report (python -m reducerkit inspect): its data, its embedding, its errors.
+The page itself is driven in a browser by test_inspect_browser.py."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import SCENARIOS
+
+from reducerkit import Library
+from reducerkit.inspect import build_report, render_html
+from reducerkit.inspect.page import embed_json
+from reducerkit.testing import load_scenario, scenario_files
+
+Run = Callable[..., "subprocess.CompletedProcess[str]"]
+DATA = re.compile(r'<script type="application/json" id="rk-data">(.*?)</script>', re.S)
+
+
+def report_data(html: str) -> Any:
+    """The data a report embeds (what the page parses)."""
+    found = DATA.search(html)
+    assert found, "the report has no data element"
+    return json.loads(found.group(1))
+
+
+@pytest.fixture
+def cli(run_python: Run) -> Run:
+    return lambda *args, **kw: run_python("-m", "reducerkit", *args, **kw)
+
+
+@pytest.mark.parametrize("path", scenario_files(SCENARIOS / "counter_fact.scenario.json",
+                                                SCENARIOS / "todos.scenario.json"),
+                         ids=lambda p: p.name)
+def test_inspect_writes_one_self_contained_file(cli: Run, tmp_path: Path, path: Path) -> None:
+    out = tmp_path / "report.html"
+    done = cli("inspect", str(path), "-o", str(out))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"wrote {out}: ")
+    html = out.read_text(encoding="utf-8")
+    # Nothing loaded from elsewhere: no src/href attribute at all, no URL but the CSP's.
+    assert not re.search(r"\s(src|href)\s*=", html)
+    assert "http://" not in html and "https://" not in html
+    data = report_data(html)
+    normal = load_scenario(path)
+    assert len(data["steps"]) == len(normal["steps"])
+    assert data["divergence"] is None and data["not_run"] == 0
+    assert "window.reducerkit = Object.freeze" in html  # page.js inlined
+    assert "--bg:" in html  # page.css inlined
+
+
+def test_default_output_is_beside_the_input(cli: Run, tmp_path: Path) -> None:
+    source = tmp_path / "mine.scenario.json"
+    source.write_bytes((SCENARIOS / "counter_basics.scenario.json").read_bytes())
+    done = cli("inspect", str(source))
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "mine.html").is_file()
+
+
+def test_report_records_versions_patches_and_kinds(lib: Library) -> None:
+    data = build_report(SCENARIOS / "counter_fact_host.scenario.json", lib)
+    kinds = [s["kind"] for s in data["steps"]]
+    assert "request" in kinds and "resolve" in kinds and "receive" in kinds
+    state = data["initial"]
+    from reducerkit._patch import apply_patch, thaw
+    for step in data["steps"]:
+        state = thaw(apply_patch(state, step["patch"]))
+        expected = step["step"].get("state")
+        if expected is not None:  # the file's expectation holds on the rebuilt state
+            assert state == {**state, **expected}
+    versions = [s["version"] for s in data["steps"]]
+    assert versions == sorted(versions) and versions[-1] > 0
+
+
+def test_failing_scenario_marks_the_first_divergent_step(lib: Library) -> None:
+    data = build_report(SCENARIOS / "wrong" / "wrong_state.wrong.json", lib)
+    divergence = data["divergence"]
+    assert divergence is not None and divergence["index"] == 0
+    assert data["steps"][0]["diverged"] is True
+    assert "expected" in divergence["message"] or "$" in divergence["message"]
+    assert divergence["actual"] != divergence["expected"]
+
+
+def test_final_state_divergence_is_an_end_step(lib: Library) -> None:
+    data = build_report(SCENARIOS / "wrong" / "wrong_final_state.wrong.json", lib)
+    last = data["steps"][-1]
+    assert last["kind"] == "finish" and last.get("synthetic") and last["diverged"]
+    assert data["divergence"]["index"] == last["index"]
+
+
+def test_hostile_text_is_embedded_inertly(lib: Library) -> None:
+    hostile = '</script><script>alert(1)</script><!-- \u2028\u2029 & <b>'
+    scenario = {"name": hostile, "feature": "todos",
+                "steps": [{"send": {"addTodo": {"title": hostile}}}]}
+    html = render_html(build_report(scenario, lib, source=hostile))
+    # The only </script> are the page's own two (the data element and the script).
+    assert html.count("</script") == 2
+    assert "<!--" not in html.split('id="rk-data">', 1)[1].split("</script>", 1)[0]
+    assert "\u2028" not in html and "\u2029" not in html
+    data = report_data(html)
+    assert data["name"] == hostile and data["source"] == hostile
+    assert data["steps"][0]["action"] == {"addTodo": {"title": hostile}}
+
+
+def test_a_step_the_library_refuses_is_the_divergence(lib: Library) -> None:
+    scenario = {"name": "refused", "feature": "todos", "exhaustive": False,
+                "steps": [{"send": {"addTodo": {"title": "a"}}}, {"send": {"addTodo": "b"}},
+                          {"send": "clearCompleted"}]}
+    data = build_report(scenario, lib)
+    assert [s["diverged"] for s in data["steps"]] == [False, True]
+    assert data["divergence"]["index"] == 1 and "RK_ERR_ACTION" in data["divergence"]["message"]
+    assert data["not_run"] == 1
+
+
+def test_embed_json_reads_back_the_same() -> None:
+    value = {"a": "</script>", "b": "\u2028", "c": [1, 2.5, None, True], "d": "\U0001f600 &<>"}
+    text = embed_json(value)
+    assert not set(text) & set("<>&\u2028\u2029")
+    assert json.loads(text) == value
+
+
+@pytest.mark.parametrize("args, message", [
+    (["missing.scenario.json"], "missing.scenario.json: cannot read"),
+    ([str(SCENARIOS / "wrong" / "malformed_step.wrong.json")], "malformed step at $.steps[0]"),
+    ([str(SCENARIOS)], "is a directory"),
+    ([str(SCENARIOS / "counter_basics.scenario.json"), "-o", "/nonexistent/dir/x.html"],
+     "cannot write /nonexistent/dir/x.html"),
+])
+def test_bad_input_is_a_clear_error(cli: Run, args: list[str], message: str) -> None:
+    done = cli("inspect", *args)
+    assert done.returncode == 1, done
+    assert message in done.stderr
+    assert "Traceback" not in done.stderr and done.stdout == ""
