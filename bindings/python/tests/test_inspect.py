@@ -136,3 +136,38 @@ def test_bad_input_is_a_clear_error(cli: Run, args: list[str], message: str) -> 
     assert done.returncode == 1, done
     assert message in done.stderr
     assert "Traceback" not in done.stderr and done.stdout == ""
+
+
+def test_check_html_writes_a_report_per_failing_scenario(cli: Run, tmp_path: Path) -> None:
+    wrong = sorted((SCENARIOS / "wrong").glob("*.json"))
+    passing = SCENARIOS / "todos.scenario.json"
+    target = tmp_path / "reports" / "deeper"
+    done = cli("check", *map(str, wrong), str(passing), "--html", str(target))
+    assert done.returncode == 1, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[-1] == f"1 passed, {len(wrong)} failed"
+    reports = [line.split("report: ", 1)[1] for line in lines if line.startswith("    report: ")]
+    # Every failing scenario but the two files that are not scenarios gets one.
+    assert len(reports) == len(wrong) - 2
+    assert sorted(Path(r).name for r in reports) == sorted(p.name for p in target.iterdir())
+    for report in reports:
+        data = report_data(Path(report).read_text(encoding="utf-8"))
+        assert data["divergence"] is not None or data["error"], report
+    assert not (target / "todos.html").exists()
+
+
+def test_check_html_same_names_do_not_overwrite(cli: Run, tmp_path: Path) -> None:
+    for d in ("a", "b"):
+        (tmp_path / d).mkdir()
+        (tmp_path / d / "x.scenario.json").write_bytes(
+            (SCENARIOS / "wrong" / "wrong_state.wrong.json").read_bytes())
+    done = cli("check", str(tmp_path / "a"), str(tmp_path / "b"), "--html", str(tmp_path / "r"))
+    assert done.returncode == 1
+    assert sorted(p.name for p in (tmp_path / "r").iterdir()) == ["x-2.html", "x.html"]
+
+
+def test_check_html_into_a_file_is_a_usage_error(cli: Run, tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    done = cli("check", str(SCENARIOS / "todos.scenario.json"), "--html", str(blocker))
+    assert done.returncode == 2 and "--html" in done.stderr and "Traceback" not in done.stderr

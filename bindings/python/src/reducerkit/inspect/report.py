@@ -28,7 +28,7 @@ from ..testing.scenarios import (ScenarioError, ScenarioFailure, StepObserver, _
                                  _run)
 from ..testing.store import TestStore
 
-__all__ = ["REPORT_FORMAT", "KINDS", "build_report", "step_name"]
+__all__ = ["REPORT_FORMAT", "KINDS", "Recorder", "build_report", "step_name"]
 
 REPORT_FORMAT = 1
 """The version of the report's data layout."""
@@ -54,7 +54,7 @@ def _plain(value: Any) -> Any:
     return json.loads(json.dumps(value))
 
 
-class _Recorder(StepObserver):
+class Recorder(StepObserver):
     """Builds the report's steps while the runner replays the scenario."""
 
     def __init__(self) -> None:
@@ -145,6 +145,21 @@ class _Recorder(StepObserver):
         except ReducerKitError:  # pragma: no cover - the store is open during the replay
             return self._state, test_store._version
 
+    def report(self, normal: Mapping[str, Any], source: str | None,
+               error: str | None = None) -> dict[str, Any]:
+        """The report's data of the replay of ``normal`` (a scenario in its normal form)
+        this recorder watched; ``error``: why the replay could not start."""
+        if error is None and self.initial is None:
+            error = "the replay did not start"
+        return {"format": REPORT_FORMAT, "name": normal["name"], "feature": normal["feature"],
+                "source": source, "options": normal["options"],
+                "exhaustive": normal["exhaustive"],
+                "initial": self.initial if self.initial is not None else {},
+                "version": self.version, "steps": self.steps, "divergence": self.divergence,
+                "not_run": len(normal["steps"]) - sum(1 for s in self.steps
+                                                      if not s.get("synthetic")),
+                "error": error}
+
     def _diverge(self, entry: dict[str, Any], expected: Any, actual: Any,
                  failure: ScenarioFailure) -> None:
         entry["diverged"] = True
@@ -166,7 +181,7 @@ def build_report(scenario: Mapping[str, Any] | str | os.PathLike[str], library: 
     normal = _normal_form(scenario, library)
     if source is None and not isinstance(scenario, Mapping):
         source = os.fspath(scenario)
-    recorder = _Recorder()
+    recorder = Recorder()
     error: str | None = None
     try:
         _run(normal, library, timeout, recorder)
@@ -179,11 +194,4 @@ def build_report(scenario: Mapping[str, Any] | str | os.PathLike[str], library: 
     except RecursionError:
         raise ScenarioError("the scenario is too deeply nested for Python (its recursion "
                             "limit); the file is within the format's nesting limit") from None
-    return {"format": REPORT_FORMAT, "name": normal["name"], "feature": normal["feature"],
-            "source": source, "options": normal["options"], "exhaustive": normal["exhaustive"],
-            "initial": recorder.initial if recorder.initial is not None else {},
-            "version": recorder.version, "steps": recorder.steps,
-            "divergence": recorder.divergence,
-            "not_run": len(normal["steps"]) - sum(1 for s in recorder.steps
-                                                  if not s.get("synthetic")),
-            "error": error}
+    return recorder.report(normal, source, error)

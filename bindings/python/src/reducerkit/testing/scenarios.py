@@ -405,18 +405,27 @@ def _strip_prefix(message: str) -> str:
 
 def check_files(paths: Iterable[str | os.PathLike[str]], *, out: TextIO,
                 library: Library | str | os.PathLike[str] | None = None,
-                timeout: float = 1.0) -> int:
+                timeout: float = 1.0, html: str | os.PathLike[str] | None = None) -> int:
     """Runs scenario files as ``reducerkit-check`` does: one line per scenario
     (``ok     PATH: NAME`` or ``FAILED PATH: NAME`` and what failed), then
     ``N passed, N failed``. A file that fails, however malformed (not JSON, nested too deep,
     unreadable), is reported on its own lines and the run goes on. Returns the exit status
-    (0: all passed, 1: one failed)."""
+    (0: all passed, 1: one failed).
+
+    ``html``: a directory (created if needed) where each scenario that fails gets the
+    inspector's report of its replay (:mod:`reducerkit.inspect`), ``NAME.html``; the lines
+    of the failure say where (``report: DIR/NAME.html``). A file that is not a scenario gets
+    none."""
     lib = resolve_library(library)
     passed = failed = 0
+    written: set[str] = set()
     for path in paths:
         shown = os.fspath(path)
         name = "(no name)"
         detail: str | None = None
+        recorder: Any = None
+        normal: dict[str, Any] | None = None
+        error: str | None = None
         try:
             try:
                 data = Path(path).read_bytes()
@@ -424,8 +433,13 @@ def check_files(paths: Iterable[str | os.PathLike[str]], *, out: TextIO,
                 raise ScenarioError(f"cannot read the file: {e.strerror or e}") from None
             normal = _parse(lib, data, "")
             name = normal["name"]
-            _run(normal, lib, timeout)
+            if html is not None:
+                from ..inspect.report import Recorder
+                recorder = Recorder()
+            _run(normal, lib, timeout, recorder)
         except ScenarioFailure as e:
+            if recorder is not None and recorder.initial is None:
+                error = e.detail
             lines = e.detail.splitlines() or [""]
             head = f"    {e.location()}: {lines[0]}" if e.step else f"    {lines[0]}"
             detail = "\n".join([head] + [f"      {line.lstrip()}" if line.startswith("  $")
@@ -443,7 +457,32 @@ def check_files(paths: Iterable[str | os.PathLike[str]], *, out: TextIO,
             out.write(f"ok     {shown}: {name}\n")
         else:
             failed += 1
+            if recorder is not None and normal is not None:
+                detail += "\n" + _write_report(recorder.report(normal, shown, error), html,
+                                               shown, written)
             out.write(f"FAILED {shown}: {name}\n{detail}\n")
         out.flush()
     out.write(f"{passed} passed, {failed} failed\n")
     return 1 if failed else 0
+
+
+def _write_report(data: dict[str, Any], directory: Any, shown: str, written: set[str]) -> str:
+    """Writes a failing scenario's report into ``directory`` (a name not used yet in this
+    run: ``NAME.html``, ``NAME-2.html``, ...); the line that says where, or why not."""
+    from ..inspect import render_html
+    base = os.path.basename(shown)
+    for suffix in (SUFFIX, ".json"):
+        if base.endswith(suffix):
+            base = base[: -len(suffix)]
+            break
+    target = Path(directory) / f"{base}.html"
+    n = 1
+    while os.fspath(target) in written:
+        n += 1
+        target = Path(directory) / f"{base}-{n}.html"
+    written.add(os.fspath(target))
+    try:
+        target.write_text(render_html(data), encoding="utf-8")
+    except OSError as e:
+        return f"    no report: cannot write {target}: {e.strerror or e}"
+    return f"    report: {target}"
