@@ -17,8 +17,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO, SCENARIOS, cap
+from conftest import REPO, SCENARIOS, cap, until
 
+import reducerkit.inspect
 from reducerkit import Library, Store
 from reducerkit.inspect import build_report, render_html, write_report
 from reducerkit.inspect.report import KINDS
@@ -280,3 +281,74 @@ def test_screenshot(browser: Any, lib: Library) -> None:
         report.unlink()
         browser.set_window_size(size["width"], size["height"])
     assert SCREENSHOT.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_live_page_receives_new_steps_as_python_sends(browser: Any, lib: Library) -> None:
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    with Store("todos", library=lib) as store:
+        store.send({"addTodo": {"title": "before the inspector"}})
+        url = store.inspect(port=0)
+        assert url.startswith("http://127.0.0.1:") and store.inspect() == url
+        assert reducerkit.inspect.serve(store, port=0) == url
+        assert store._inspector._server.server_address[0] == "127.0.0.1"
+        assert not store._core.subs  # no page: no subscription
+        store.send({"addTodo": {"title": "before the page"}})
+        browser.get(url)
+        wait = WebDriverWait(browser, cap(30), poll_frequency=0.02)
+        # The change made before the page opened is one step; the page subscribes on connect.
+        wait.until(lambda b: api(b, "steps().length") == 1)
+        assert until(lambda: len(store._core.subs) == 1)
+        for i in range(5):
+            store.send({"addTodo": {"title": f"live {i} </script>"}})
+            wait.until(lambda b, n=i + 2: api(b, "steps().length") == n)
+            assert api(browser, "current()") == i + 1  # the page follows the newest step
+            assert api(browser, "state()") == json.loads(store.state_json())
+        steps = api(browser, "steps()")
+        assert [s["kind"] for s in steps] == ["send"] * 6
+        assert [s["version"] for s in steps] == list(range(2, 8))
+        api(browser, "goTo(0)")
+        assert api(browser, "state()")["todos"][-1]["title"] == "before the page"
+        # A page that goes away: the store is unsubscribed again.
+        browser.get("about:blank")
+        assert until(lambda: not store._core.subs)
+        store.send({"toggle": {"id": 1}})  # while no page is open: one step when one opens
+        browser.get(url)
+        wait.until(lambda b: api(b, "steps().length") == 7)
+        assert api(browser, "state()") == json.loads(store.state_json())
+    # Closing the store stops the server: the page says so, the port refuses.
+    wait.until(lambda b: b.execute_script(
+        "return document.getElementById('live').textContent") == "ended")
+    assert until(lambda: _refused(url))
+
+
+def _refused(url: str) -> bool:
+    import urllib.error
+    import urllib.request
+    try:
+        urllib.request.urlopen(url, timeout=cap(5)).close()
+    except (urllib.error.URLError, OSError):
+        return True
+    return False
+
+
+def test_the_live_server_answers_only_its_own_address(lib: Library) -> None:
+    import http.client
+    with Store("counter", library=lib) as store:
+        url = store.inspect()
+        port = int(url.rsplit(":", 1)[1].strip("/"))
+        for host, status in ((f"127.0.0.1:{port}", 200), (f"localhost:{port}", 200),
+                             (f"evil.example:{port}", 403), ("", 403)):
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=cap(10))
+            connection.putrequest("GET", "/", skip_host=True)
+            if host:
+                connection.putheader("Host", host)
+            connection.endheaders()
+            response = connection.getresponse()
+            assert response.status == status, host
+            response.read()
+            connection.close()
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=cap(10))
+        connection.request("GET", "/nothing")
+        assert connection.getresponse().status == 404
+        connection.close()

@@ -17,12 +17,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .page import render_html
 from .report import KINDS, REPORT_FORMAT, build_report
 
-__all__ = ["build_report", "render_html", "write_report", "KINDS", "REPORT_FORMAT"]
+if TYPE_CHECKING:
+    from ..store import Store
+
+__all__ = ["build_report", "render_html", "write_report", "serve", "KINDS", "REPORT_FORMAT"]
 
 
 def write_report(scenario: Mapping[str, Any] | str | os.PathLike[str],
@@ -42,3 +45,12 @@ def write_report(scenario: Mapping[str, Any] | str | os.PathLike[str],
     with open(out, "w", encoding="utf-8") as f:
         f.write(html)
     return data
+
+
+def serve(store: Store[Any, Any], port: int = 0) -> str:
+    """Serves the inspector page of a live ``store`` on 127.0.0.1 (loopback only) and returns
+    its URL; each new step is streamed to the open pages (Server-Sent Events) while the program
+    runs. It stops with the store, and costs the store nothing while no page is connected.
+    The same as ``store.inspect(port)``; see :mod:`reducerkit.inspect.live`."""
+    from .live import serve as _serve
+    return _serve(store, port)

@@ -170,7 +170,8 @@
   function describe(step) {
     var s = step.step || {};
     switch (step.kind) {
-      case "send": case "receive": return step.name !== undefined ? step.name : json(step.action, 0);
+      case "send": case "receive":
+        return step.name !== undefined ? step.name : step.live ? "state change" : json(step.action, 0);
       case "request": return (step.name || "?") + " #" + (step.request_id !== undefined ? step.request_id : s.request && s.request.id);
       case "resolve": case "fail": case "cancelled": return (step.name ? step.name + " " : "") + "#" + s[step.kind];
       case "advance": return "+" + s.advance_ms + " ms";
@@ -449,6 +450,7 @@
     for (var i = a; i <= b; i++) {
       var step = steps[i];
       if (step.synthetic) { continue; }
+      if (!step.step) { throw new Error("step " + i + " is a live change without its action: live steps cannot be exported"); }
       var s = clone(step.step), kind = Object.keys(s)[0];
       if (kind === "request") {
         var original = step.request_id !== undefined ? step.request_id : s.request.id;
@@ -658,6 +660,7 @@
   drawLanes();
   renderList(true);
   var start = stepFromHash();
-  goTo(start >= 0 ? start : data.divergence ? data.divergence.index : 0);
+  // A permalink's step, else the divergence, else (live: following) the newest step, else 0.
+  goTo(start >= 0 ? start : data.divergence ? data.divergence.index : data.live ? steps.length - 1 : 0);
   live();
 }());
