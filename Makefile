@@ -273,6 +273,12 @@ bench: lib
 	$(BUILD)/bench/c_bench
 	REDUCERKIT_LIB=$(abspath $(LIB)) PYTHONPATH=bindings/python/src $(PYTHON) benchmarks/python/bench.py
 	$(MAKE) --no-print-directory bench-scaling
+	$(MAKE) --no-print-directory bench-inspector
+
+# The inspector on a 100,000-step todos recording against issue 23's targets (headless Chromium).
+.PHONY: bench-inspector
+bench-inspector: lib
+	REDUCERKIT_LIB=$(abspath $(LIB)) $(PYTHON) benchmarks/inspector.py
 
 # Observation cost against state size (C and Python, pydux beside them): prints the table and
 # writes benchmarks/results/scaling.{md,json,png}.

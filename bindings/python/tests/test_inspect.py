@@ -63,16 +63,19 @@ def test_default_output_is_beside_the_input(cli: Run, tmp_path: Path) -> None:
 
 
 def test_report_records_versions_patches_and_kinds(lib: Library) -> None:
-    data = build_report(SCENARIOS / "counter_fact_host.scenario.json", lib)
+    path = SCENARIOS / "counter_fact_host.scenario.json"
+    data = build_report(path, lib)
     kinds = [s["kind"] for s in data["steps"]]
     assert "request" in kinds and "resolve" in kinds and "receive" in kinds
     state = data["initial"]
     from reducerkit._patch import apply_patch, thaw
-    for step in data["steps"]:
+    for step, given in zip(data["steps"], load_scenario(path, lib)["steps"], strict=True):
+        assert "state" not in step["step"]  # a patch per step, not a state
+        assert step["step"] == {k: v for k, v in given.items() if k != "state"}
         state = thaw(apply_patch(state, step["patch"]))
-        expected = step["step"].get("state")
+        expected = given.get("state")
         if expected is not None:  # the file's expectation holds on the rebuilt state
-            assert state == {**state, **expected}
+            assert state == expected
     versions = [s["version"] for s in data["steps"]]
     assert versions == sorted(versions) and versions[-1] > 0
 
@@ -90,7 +93,7 @@ def test_final_state_divergence_is_an_end_step(lib: Library) -> None:
     data = build_report(SCENARIOS / "wrong" / "wrong_final_state.wrong.json", lib)
     last = data["steps"][-1]
     assert last["kind"] == "finish" and last.get("synthetic") and last["diverged"]
-    assert data["divergence"]["index"] == last["index"]
+    assert data["divergence"]["index"] == len(data["steps"]) - 1
 
 
 def test_hostile_text_is_embedded_inertly(lib: Library) -> None:
@@ -104,7 +107,7 @@ def test_hostile_text_is_embedded_inertly(lib: Library) -> None:
     assert "\u2028" not in html and "\u2029" not in html
     data = report_data(html)
     assert data["name"] == hostile and data["source"] == hostile
-    assert data["steps"][0]["action"] == {"addTodo": {"title": hostile}}
+    assert data["steps"][0]["step"]["send"] == {"addTodo": {"title": hostile}}
 
 
 def test_a_step_the_library_refuses_is_the_divergence(lib: Library) -> None:
@@ -112,7 +115,7 @@ def test_a_step_the_library_refuses_is_the_divergence(lib: Library) -> None:
                 "steps": [{"send": {"addTodo": {"title": "a"}}}, {"send": {"addTodo": "b"}},
                           {"send": "clearCompleted"}]}
     data = build_report(scenario, lib)
-    assert [s["diverged"] for s in data["steps"]] == [False, True]
+    assert [s.get("diverged", False) for s in data["steps"]] == [False, True]
     assert data["divergence"]["index"] == 1 and "RK_ERR_ACTION" in data["divergence"]["message"]
     assert data["not_run"] == 1
 
@@ -171,3 +174,28 @@ def test_check_html_into_a_file_is_a_usage_error(cli: Run, tmp_path: Path) -> No
     blocker.write_text("")
     done = cli("check", str(SCENARIOS / "todos.scenario.json"), "--html", str(blocker))
     assert done.returncode == 2 and "--html" in done.stderr and "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("expected, equal", [
+    ({"count": 1, "fact": None, "isTimerOn": True}, False),   # true is not 1
+    ({"count": 1.0, "fact": None, "isTimerOn": False}, True),  # 1.0 is 1: the library says so
+    ({"isTimerOn": False, "fact": None, "count": 1}, True),    # key order
+    ({"count": 1, "isTimerOn": False}, True),                   # null is absent
+    ({"count": 2, "fact": None, "isTimerOn": False}, False),
+])
+def test_the_runners_fast_comparison_keeps_the_formats_rule(lib: Library, expected: Any,
+                                                            equal: bool) -> None:
+    """The scenario runner compares identical values without the library (the inspector's
+    speed); every other pair still goes to rk_json_match."""
+    from reducerkit.testing import ScenarioFailure, run_scenario
+    from reducerkit.testing.scenarios import _identical
+    scenario = {"name": "rule", "feature": "counter", "options": {"clock": "test"},
+                "steps": [{"send": "increment", "state": expected}]}
+    if equal:
+        run_scenario(scenario, lib)
+    else:
+        with pytest.raises(ScenarioFailure):
+            run_scenario(scenario, lib)
+    actual = {"count": 1, "fact": None, "isTimerOn": False}
+    assert _identical(actual, dict(actual)) and not _identical(expected, actual)
+    assert not _identical({"a": True}, {"a": 1}) and not _identical({"a": 2**70}, {"a": 2**70})

@@ -212,7 +212,7 @@ def test_keyboard_filter_permalink_and_theme(browser: Any, lib: Library, tmp_pat
     ActionChains(browser).send_keys(Keys.HOME).perform()
     assert api(browser, "current()") == 0
     # A filter by path: the arrows move between the steps that touched it.
-    touching = [s["index"] for s in data["steps"]
+    touching = [i for i, s in enumerate(data["steps"])
                 if any(op["path"] == "/filter" or op["path"].startswith("/filter/")
                        for op in s["patch"])]
     assert touching, "todos.scenario.json changes /filter"
@@ -247,7 +247,7 @@ def test_a_long_recording_goes_through_checkpoints(browser: Any, lib: Library,
     source.write_text(json.dumps(scenario), encoding="utf-8")
     report = tmp_path / "long.html"
     data = write_report(source, report, library=lib)
-    sends = [s["index"] for s in data["steps"] if s["kind"] == "send"]
+    sends = [i for i, s in enumerate(data["steps"]) if s["kind"] == "send"]
     assert len(sends) == 300
     open_report(browser, report)
     order = [299, 0, 63, 64, 65, *range(300)]  # back and forth, then every step
@@ -265,7 +265,7 @@ def test_screenshot(browser: Any, lib: Library) -> None:
     report = SCREENSHOT.parent / ".inspector-screenshot.html"
     SCREENSHOT.parent.mkdir(exist_ok=True)
     report.write_text(render_html(data), encoding="utf-8")
-    changed = [s["index"] for s in data["steps"] if s["kind"] == "receive" and s["patch"]]
+    changed = [i for i, s in enumerate(data["steps"]) if s["kind"] == "receive" and s["patch"]]
     size = browser.get_window_size()
     try:
         browser.set_window_size(1280, 900)

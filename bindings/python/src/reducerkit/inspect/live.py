@@ -22,7 +22,6 @@ or connects. The server stops when the store closes (or is collected).
 
 from __future__ import annotations
 
-import ctypes
 import json
 import select
 import socket
@@ -36,7 +35,7 @@ from urllib.parse import parse_qs, urlsplit
 from .._patch import apply_patch
 from ..errors import ReducerKitError
 from .page import render_html
-from .report import REPORT_FORMAT
+from .report import REPORT_FORMAT, patch_since
 
 if TYPE_CHECKING:
     from ..store import Store
@@ -48,18 +47,6 @@ KEEPALIVE = 15.0
 #: Seconds between checks, on an idle event stream, that the page is still there (its
 #: socket not closed): a page that went away unsubscribes the store within this time.
 CHECK_GONE = 0.5
-
-
-def _patch_since(store: Store[Any, Any], since: int) -> tuple[list[dict[str, Any]], int]:
-    """``rk_store_patch``: the patch from version ``since`` to now, and the version now."""
-    lib = store._lib
-    ptr = ctypes.c_void_p()
-    length = ctypes.c_size_t()
-    version = ctypes.c_uint64()
-    store._call(lib.rk_store_patch, store._live_handle(), since, ptr, length, version,
-                context="inspect: rk_store_patch")
-    ops: list[dict[str, Any]] = lib.decode(lib.take_string(ptr, length), "rk_store_patch")
-    return ops, version.value
 
 
 class Inspector:
@@ -103,15 +90,15 @@ class Inspector:
         if store is None or store.closed or self._stopped:
             return
         try:
-            ops, version = _patch_since(store, self._tail_version)
+            ops, version = patch_since(store, self._tail_version)
         except ReducerKitError:  # closed meanwhile
             return
         if not ops or version == self._tail_version:
             return
         self._tail = apply_patch(self._tail, ops)
         self._tail_version = version
-        step = {"index": len(self._steps), "kind": kind, "version": version, "clock_ms": 0,
-                "patch": ops, "settled": True, "diverged": False, "live": True}
+        step = {"index": len(self._steps), "kind": kind, "version": version, "patch": ops,
+                "live": True}
         step.update(extra)
         self._steps.append(step)
         self._cond.notify_all()

@@ -102,17 +102,52 @@
 
   // ---- states ------------------------------------------------------------------------
 
+  function actionName(action) {
+    if (typeof action === "string") { return action; }
+    if (action && typeof action === "object" && !Array.isArray(action)) {
+      var keys = Object.keys(action);
+      if (keys.length === 1) { return keys[0]; }
+    }
+    return undefined;
+  }
+
+  var clock = 0;  // the test clock after the steps added so far (ms)
+
+  // Adds a step of the data (see reducerkit/inspect/report.py) and fills in what the page
+  // derives: index, action, name, payload, request ids, test-clock time.
   function addStep(step) {
     steps.push(step);
     var i = steps.length - 1;
+    step.index = i;
     tail = applyPatch(tail, step.patch || []);
     if ((i + 1) % CHECKPOINT === 0) { checkpoints.push(tail); }
-    var s = step.step || {};
-    var id = step.request_id !== undefined ? step.request_id : (s.request && s.request.id);
-    if (step.kind === "request" && typeof id === "number") { requests[id] = { issued: i, ended: -1 }; }
-    var answered = s.resolve !== undefined ? s.resolve : s.fail !== undefined ? s.fail : s.cancelled;
-    if ((step.kind === "resolve" || step.kind === "fail" || step.kind === "cancelled") &&
-        requests[answered] && requests[answered].ended < 0) { requests[answered].ended = i; }
+    step.diverged = !!step.diverged;
+    step.settled = !step.busy;
+    var s = step.step;
+    if (s && typeof s === "object") {
+      var k = Object.keys(s)[0], value = s[k];
+      if (step.kind === "error") { step.of = k; }
+      if (k === "send" || k === "receive") {
+        step.action = value;
+        if (step.name === undefined) { step.name = actionName(value); }
+      } else if (k === "request") {
+        step.payload = value.payload;
+        step.name = value.name;
+        var id = step.request_id !== undefined ? step.request_id : value.id;
+        if (typeof id === "number") { requests[id] = { issued: i, ended: -1 }; }
+      } else if (k === "resolve" || k === "fail" || k === "cancelled") {
+        if (k === "resolve") { step.payload = s.response; }
+        if (k === "fail") { step.payload = s.message; }
+        var life = requests[value];
+        if (life) {
+          step.name = steps[life.issued].name;
+          if (life.ended < 0 && step.kind !== "error") { life.ended = i; }
+        }
+      } else if (k === "advance_ms" && typeof value === "number") {
+        clock += value;
+      }
+    }
+    step.clock_ms = clock;
   }
 
   function stateAt(i) {  // the state after step i (-1: the initial state)
@@ -223,13 +258,23 @@
 
   // ---- the step list (only the visible rows exist) --------------------------------------
 
+  // Layout read once per resize (reading it after DOM changes would force a layout).
+  var geometry = { listTop: 0, listHeight: 600, lanesWidth: 1 };
+
+  function measure() {
+    var list = $("list");
+    geometry.listTop = list.scrollTop;
+    geometry.listHeight = list.clientHeight || geometry.listHeight;
+    geometry.lanesWidth = Math.max(1, $("lanes-box").clientWidth);
+  }
+
   function renderList(resized) {
-    var list = $("list"), inner = $("list-inner");
+    var inner = $("list-inner");
     var count = visibleCount();
     if (resized) { inner.style.height = (count * ROW) + "px"; }
-    var first = Math.max(0, Math.floor(list.scrollTop / ROW) - 5);
-    var last = Math.min(count, first + Math.ceil(list.clientHeight / ROW) + 10);
-    inner.textContent = "";
+    var first = Math.max(0, Math.floor(geometry.listTop / ROW) - 5);
+    var last = Math.min(count, first + Math.ceil(geometry.listHeight / ROW) + 10);
+    var rows = document.createDocumentFragment();
     for (var r = first; r < last; r++) {
       var i = visibleAt(r), step = steps[i];
       var row = el("div", "row" + (i === selected ? " selected" : "") + (step.diverged ? " diverged" : ""));
@@ -239,16 +284,19 @@
       row.appendChild(el("span", "", " " + describe(step)));
       row.appendChild(el("span", "muted", "  v" + step.version + (step.clock_ms ? "  t=" + step.clock_ms + "ms" : "")));
       row.setAttribute("data-index", String(i));
-      inner.appendChild(row);
+      rows.appendChild(row);
     }
+    inner.textContent = "";
+    inner.appendChild(rows);
   }
 
-  function scrollListTo(index) {
-    var r = rowOf(index), list = $("list");
+  function scrollListTo(index) {  // without reading the layout
+    var r = rowOf(index);
     if (r < 0) { return; }
     var top = r * ROW;
-    if (top < list.scrollTop || top + ROW > list.scrollTop + list.clientHeight) {
-      list.scrollTop = Math.max(0, top - list.clientHeight / 2);
+    if (top < geometry.listTop || top + ROW > geometry.listTop + geometry.listHeight) {
+      geometry.listTop = Math.max(0, top - geometry.listHeight / 2);
+      $("list").scrollTop = geometry.listTop;
     }
   }
 
@@ -260,8 +308,9 @@
   }
 
   function drawLanes() {
-    var canvas = $("lanes"), box = $("lanes-box");
-    var width = Math.max(1, box.clientWidth), height = 80;
+    var canvas = $("lanes");
+    measure();
+    var width = geometry.lanesWidth, height = 80;
     var ratio = window.devicePixelRatio || 1;
     canvas.width = Math.floor(width * ratio);
     canvas.height = Math.floor(height * ratio);
@@ -293,7 +342,7 @@
   }
 
   function placeCursor() {
-    var n = steps.length, width = $("lanes-box").clientWidth;
+    var n = steps.length, width = geometry.lanesWidth;
     var cursor = $("cursor");
     cursor.style.left = n ? ((selected + 0.5) / n * width - 1) + "px" : "0";
     var mark = $("diverge-mark");
@@ -609,7 +658,7 @@
 
   $("slider").addEventListener("input", function () { goTo(Number($("slider").value)); });
   $("filter").addEventListener("input", applyFilter);
-  $("list").addEventListener("scroll", function () { renderList(false); });
+  $("list").addEventListener("scroll", function () { geometry.listTop = $("list").scrollTop; renderList(false); });
   $("list-inner").addEventListener("click", function (e) {
     var row = e.target.closest ? e.target.closest(".row") : null;
     if (row) { goTo(Number(row.getAttribute("data-index"))); }
@@ -633,7 +682,7 @@
   });
   document.addEventListener("keydown", onKey);
   window.addEventListener("hashchange", function () { var i = stepFromHash(); if (i >= 0 && i !== selected) { goTo(i); } });
-  window.addEventListener("resize", function () { drawLanes(); renderList(false); });
+  window.addEventListener("resize", function () { measure(); drawLanes(); renderList(false); });
 
   window.reducerkit = Object.freeze({
     /** Every step: {index, kind, action?, name?, version, diverged}. */

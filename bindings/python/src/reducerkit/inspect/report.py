@@ -5,21 +5,27 @@ The data (``REPORT_FORMAT`` 1) is a JSON object::
 
     {"format": 1, "name": ..., "feature": ..., "source": "path or null",
      "options": {...}, "exhaustive": true, "initial": {state}, "version": 0,
-     "steps": [{"index": 0, "kind": "send", "name": "increment", "action": "increment",
-                "version": 1, "clock_ms": 0, "patch": [...], "step": {the file's step},
-                "settled": true, "diverged": false}, ...],
+     "steps": [{"kind": "send", "version": 1, "patch": [...],
+                "step": {the file's step, without its "state"}}, ...],
      "divergence": null | {"index": 3, "message": "...", "expected": ..., "actual": ...},
      "not_run": 0, "error": null | "why the replay could not start"}
+
+A step also has, when they apply: ``"busy": true`` (effects were running or sleeping after
+it), ``"request_id"`` (a request: the id the store gave), ``"diverged": true`` (the first step
+where the replay differs from the file), ``"synthetic": true`` (the end of a scenario whose
+final checks failed). Everything else a step shows (its index, action, name, payload, test-clock
+time) the page derives from these.
 
 The page (``page.js``) rebuilds each step's state from ``initial`` and the patches.
 """
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._native import Library
 from .._patch import make_patch
@@ -28,7 +34,10 @@ from ..testing.scenarios import (ScenarioError, ScenarioFailure, StepObserver, _
                                  _run)
 from ..testing.store import TestStore
 
-__all__ = ["REPORT_FORMAT", "KINDS", "Recorder", "build_report", "step_name"]
+if TYPE_CHECKING:
+    from ..store import Store
+
+__all__ = ["REPORT_FORMAT", "KINDS", "Recorder", "build_report", "patch_since"]
 
 REPORT_FORMAT = 1
 """The version of the report's data layout."""
@@ -39,14 +48,16 @@ KINDS = ("send", "receive", "request", "resolve", "fail", "cancelled", "advance"
 ``advance`` for ``advance_ms``, ``error`` for a step that expects an error."""
 
 
-def step_name(action: Any) -> str | None:
-    """The name of an action: ``"increment"`` for ``"increment"`` and for
-    ``{"increment": ...}`` (an object of one key)."""
-    if isinstance(action, str):
-        return action
-    if isinstance(action, dict) and len(action) == 1:
-        return str(next(iter(action)))
-    return None
+def patch_since(store: Store[Any, Any], since: int) -> tuple[list[dict[str, Any]], int]:
+    """``rk_store_patch``: the patch from version ``since`` to now, and the version now."""
+    lib = store._lib
+    ptr = ctypes.c_void_p()
+    length = ctypes.c_size_t()
+    version = ctypes.c_uint64()
+    store._call(lib.rk_store_patch, store._live_handle(), since, ptr, length, version,
+                context="rk_store_patch")
+    ops: list[dict[str, Any]] = lib.decode(lib.take_string(ptr, length), "rk_store_patch")
+    return ops, version.value
 
 
 def _plain(value: Any) -> Any:
@@ -63,80 +74,69 @@ class Recorder(StepObserver):
         self.steps: list[dict[str, Any]] = []
         self.divergence: dict[str, Any] | None = None
         self._state: Any = None
-        self._clock = 0
-        self._names: dict[int, str] = {}  # request id -> endpoint name
+        self._version = 0
 
     def start(self, test_store: TestStore[Any, Any]) -> None:
         self._state = _plain(test_store._state)
         self.initial = self._state
-        self.version = test_store._version
+        self.version = self._version = test_store._version
+        try:  # starts the store's patch history (rk_store_patch)
+            patch_since(test_store.store, self._version)
+        except ReducerKitError:  # pragma: no cover - the store is open during the replay
+            pass
+
+    def _patch(self, test_store: TestStore[Any, Any], state: Any, version: int) -> Any:
+        """The patch from the previous step's state to ``state`` (at ``version``): the
+        library's (``rk_store_patch``, computed once per version) when the store is at that
+        version, else computed here."""
+        if version == self._version:
+            return []
+        store = test_store.store
+        try:
+            if store.version == version:
+                ops, now = patch_since(store, self._version)
+                if now == version:
+                    return ops
+        except ReducerKitError:  # pragma: no cover - the store is open during the replay
+            pass
+        return make_patch(self._state, state)
 
     def _add(self, kind: str, state: Any, version: int, step: Mapping[str, Any],
              test_store: TestStore[Any, Any], **extra: Any) -> dict[str, Any]:
+        entry: dict[str, Any] = {"kind": kind, "version": version,
+                                 "patch": self._patch(test_store, state, version),
+                                 "step": {k: v for k, v in step.items() if k != "state"}}
         try:
-            settled = test_store.store.effect_count == 0
+            if test_store.store.effect_count:
+                entry["busy"] = True  # effects running or sleeping after the step
         except ReducerKitError:  # pragma: no cover - the store is open during the replay
-            settled = False
-        entry: dict[str, Any] = {"index": len(self.steps), "kind": kind, "version": version,
-                                 "clock_ms": self._clock,
-                                 "patch": make_patch(self._state, state),
-                                 "step": dict(step), "settled": settled, "diverged": False}
+            pass
         entry.update(extra)
         self._state = state
+        self._version = version
         self.steps.append(entry)
         return entry
 
     def step(self, index: int, step: Mapping[str, Any], test_store: TestStore[Any, Any],
              failure: ScenarioFailure | None) -> None:
-        original = next(iter(step))
-        value = step[original]
-        extra: dict[str, Any] = {}
-        if original in ("send", "receive"):
-            extra["action"] = value
-            name = step_name(value)
-        elif original == "request":
-            name = value.get("name")
-            if isinstance(value.get("id"), int):
-                self._names[value["id"]] = value["name"]
-            extra["payload"] = value.get("payload")
-        elif original in ("resolve", "fail", "cancelled"):
-            name = self._names.get(value) if isinstance(value, int) else None
-            if original == "resolve":
-                extra["payload"] = step.get("response")
-            elif original == "fail":
-                extra["payload"] = step.get("message")
-        else:
-            name = None
-        if name is not None:
-            extra["name"] = name
-        if original == "advance_ms" and isinstance(value, int):
-            self._clock += value
-        kind = ("error" if "error" in step else
-                "advance" if original == "advance_ms" else original)
-        if kind == "error":
-            extra["of"] = original
+        kind = next(iter(step))
+        kind = "error" if "error" in step else "advance" if kind == "advance_ms" else kind
         if failure is None:
-            state, version = _plain(test_store._state), test_store._version
+            state, version = test_store._state, test_store._version
         else:
             state, version = self._actual(test_store)
-        entry = self._add(kind, state, version, step, test_store, **extra)
-        if original == "request" and failure is None:
-            # The id the store gave (a file may leave it out).
-            events = test_store._asserted
-            if events:
-                last = max(events)
-                self._names.setdefault(last, value.get("name"))
-                entry["request_id"] = last
+        entry = self._add(kind, state, version, step, test_store)
+        if kind == "request" and failure is None and test_store._asserted:
+            entry["request_id"] = max(test_store._asserted)  # the id the store gave
         if failure is not None:
-            self._diverge(entry, step.get("state", step), state, failure)
+            self._diverge(len(self.steps) - 1, step.get("state", step), state, failure)
 
     def end(self, test_store: TestStore[Any, Any], failure: ScenarioFailure | None) -> None:
         if failure is None:
             return
         state, version = self._actual(test_store)
-        entry = self._add("finish", state, version, {"finish": True}, test_store,
-                          synthetic=True)
-        self._diverge(entry, None, state, failure)
+        self._add("finish", state, version, {"finish": True}, test_store, synthetic=True)
+        self._diverge(len(self.steps) - 1, None, state, failure)
 
     def _actual(self, test_store: TestStore[Any, Any]) -> tuple[Any, int]:
         """The store's state and version now (after a failed step)."""
@@ -160,11 +160,10 @@ class Recorder(StepObserver):
                                                       if not s.get("synthetic")),
                 "error": error}
 
-    def _diverge(self, entry: dict[str, Any], expected: Any, actual: Any,
+    def _diverge(self, index: int, expected: Any, actual: Any,
                  failure: ScenarioFailure) -> None:
-        entry["diverged"] = True
-        entry["message"] = failure.detail
-        self.divergence = {"index": entry["index"], "message": failure.detail,
+        self.steps[index]["diverged"] = True
+        self.divergence = {"index": index, "message": failure.detail,
                            "expected": expected, "actual": actual}
 
 
