@@ -228,6 +228,23 @@ def test_keyboard_filter_permalink_and_theme(browser: Any, lib: Library, tmp_pat
     assert browser.execute_script("return document.documentElement.dataset.theme") != theme
 
 
+def test_copy_as_json(browser: Any, lib: Library, tmp_path: Path) -> None:
+    report = tmp_path / "report.html"
+    write_report(SCENARIOS / "todos.scenario.json", report, library=lib)
+    open_report(browser, report, step=2)
+    browser.execute_script(
+        "window.copied = []; Object.defineProperty(navigator, 'clipboard', {configurable: true,"
+        " value: {writeText: function (t) { window.copied.push(t); return Promise.resolve(); }}});")
+    state = api(browser, "state()")
+    browser.execute_script(
+        "document.querySelector('#tree [data-path=\"/todos/0\"] .node-copy').click();"
+        "document.querySelector('button.copy[data-copy=\"state\"]').click();"
+        "document.querySelector('button.copy[data-copy=\"patch\"]').click();")
+    copied = browser.execute_script("return window.copied")
+    assert [json.loads(text) for text in copied] == [state["todos"][0], state,
+                                                     api(browser, "patch()")]
+
+
 def test_a_long_recording_goes_through_checkpoints(browser: Any, lib: Library,
                                                    tmp_path: Path) -> None:
     """A recording longer than the page's checkpoint interval (64): state() at any step,

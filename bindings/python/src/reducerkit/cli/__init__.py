@@ -6,6 +6,7 @@ python -m reducerkit run counter actions.jsonl            # one state (JSON) per
 python -m reducerkit run todos actions.jsonl --diff       # what each action changed
 python -m reducerkit run search actions.jsonl --clock test
 python -m reducerkit check Tests/scenarios                # scenarios, as reducerkit-check
+python -m reducerkit check Tests/scenarios --html out     # + a report of each failing one
 python -m reducerkit record counter --clock test < session.jsonl > s.scenario.json
 python -m reducerkit fuzz counter --invariant mymodule:count_is_small --examples 200
 python -m reducerkit stubs counter > counter_types.py      # --lang c: a C header

@@ -25,6 +25,7 @@
   var CHUNK = 200;         // children of a tree node shown at a time
 
   var data = JSON.parse(document.getElementById("rk-data").textContent);
+  document.getElementById("rk-data").textContent = "";  // the parsed data is all the page keeps
   var steps = data.steps || [];
   var checkpoints = [data.initial];  // checkpoints[k]: the state after step k * CHECKPOINT - 1
   var tail = data.initial;           // the state after the last step
@@ -268,26 +269,38 @@
     geometry.lanesWidth = Math.max(1, $("lanes-box").clientWidth);
   }
 
+  var rowPool = [];  // the row elements, reused: only the visible rows exist
+
   function renderList(resized) {
     var inner = $("list-inner");
     var count = visibleCount();
     if (resized) { inner.style.height = (count * ROW) + "px"; }
     var first = Math.max(0, Math.floor(geometry.listTop / ROW) - 5);
     var last = Math.min(count, first + Math.ceil(geometry.listHeight / ROW) + 10);
-    var rows = document.createDocumentFragment();
-    for (var r = first; r < last; r++) {
+    var used = 0;
+    for (var r = first; r < last; r++, used++) {
       var i = visibleAt(r), step = steps[i];
-      var row = el("div", "row" + (i === selected ? " selected" : "") + (step.diverged ? " diverged" : ""));
+      var row = rowPool[used];
+      if (!row) {
+        row = rowPool[used] = el("div", "row");
+        row.appendChild(el("span", "i"));
+        row.appendChild(el("span", "kind"));
+        row.appendChild(el("span", ""));
+        row.appendChild(el("span", "muted"));
+        inner.appendChild(row);
+      }
+      row.hidden = false;
+      row.className = "row" + (i === selected ? " selected" : "") + (step.diverged ? " diverged" : "");
       row.style.top = (r * ROW) + "px";
-      row.appendChild(el("span", "i", String(i)));
-      row.appendChild(el("span", "kind k-" + step.kind, step.kind));
-      row.appendChild(el("span", "", " " + describe(step)));
-      row.appendChild(el("span", "muted", "  v" + step.version + (step.clock_ms ? "  t=" + step.clock_ms + "ms" : "")));
       row.setAttribute("data-index", String(i));
-      rows.appendChild(row);
+      var parts = row.childNodes;
+      parts[0].textContent = String(i);
+      parts[1].className = "kind k-" + step.kind;
+      parts[1].textContent = step.kind;
+      parts[2].textContent = " " + describe(step);
+      parts[3].textContent = "  v" + step.version + (step.clock_ms ? "  t=" + step.clock_ms + "ms" : "");
     }
-    inner.textContent = "";
-    inner.appendChild(rows);
+    for (; used < rowPool.length; used++) { rowPool[used].hidden = true; }
   }
 
   function scrollListTo(index) {  // without reading the layout
@@ -366,11 +379,10 @@
     return { exact: exact, onPath: onPath };
   }
 
-  function copyButton(value) {
+  function copyButton() {  // one click handler for all of them: see the tree's listener
     var b = el("button", "node-copy", "copy");
     b.type = "button";
     b.title = "Copy this value as JSON";
-    b.addEventListener("click", function (e) { e.preventDefault(); e.stopPropagation(); copyText(json(value)); });
     return b;
   }
 
@@ -381,7 +393,7 @@
       leaf.setAttribute("data-path", pointer);
       if (key !== null) { leaf.appendChild(el("span", "key", key)); leaf.appendChild(el("span", "", ": ")); }
       leaf.appendChild(el("span", "value", shown(json(value, 0), MAX_LEAF)));
-      leaf.appendChild(copyButton(value));
+      leaf.appendChild(copyButton());
       return leaf;
     }
     var keys = Array.isArray(value) ? null : Object.keys(value);
@@ -391,7 +403,7 @@
     var summary = el("summary");
     if (key !== null) { summary.appendChild(el("span", "key", key)); summary.appendChild(el("span", "", ": ")); }
     summary.appendChild(el("span", "preview", (keys ? "{" : "[") + size + (keys ? "}" : "]")));
-    summary.appendChild(copyButton(value));
+    summary.appendChild(copyButton());
     node.appendChild(summary);
     var children = el("div", "children");
     node.appendChild(children);
@@ -679,6 +691,14 @@
       else if (what === "patch") { copyText(json(step ? step.patch : [])); }
       else { copyText(json(step ? (step.action !== undefined ? step.action : step.payload !== undefined ? step.payload : step.step) : null)); }
     });
+  });
+  $("tree").addEventListener("click", function (e) {
+    var button = e.target;
+    if (!button || button.className !== "node-copy") { return; }
+    e.preventDefault();
+    e.stopPropagation();
+    var node = button.closest("[data-path]");
+    if (node) { copyText(json(getAt(stateAt(selected), parsePointer(node.getAttribute("data-path"))))); }
   });
   document.addEventListener("keydown", onKey);
   window.addEventListener("hashchange", function () { var i = stepFromHash(); if (i >= 0 && i !== selected) { goTo(i); } });
