@@ -112,9 +112,13 @@ RK_API void rk_free(void *p);
  *    [{"name": "counter", "description": "...", "initial_state": {...},
  *      "action_schema": {JSON Schema}, "state_schema": {JSON Schema},
  *      "requests": [{"name": "numberFact", "payload_schema": {JSON Schema},
- *                    "response_schema": {JSON Schema}}, ...]}, ...]
+ *                    "response_schema": {JSON Schema}}, ...],
+ *      "state_version": 1, "schema_hash": "9c2f4e0a1b3d5e7f"}, ...]
  *  "requests" lists the feature's host endpoints (see "Effects the host fulfils" below); it is
- *  [] for a feature without any.
+ *  [] for a feature without any. "state_version" numbers the shape of the feature's state (see
+ *  rk_store_snapshot()); "schema_hash" is a stable hash (16 hex digits) of the action, state and
+ *  endpoint schemas: equal schemas give equal hashes in every build and release, any change to
+ *  them changes it (generated stubs compare it when they create a store).
  *  *out_json receives a string the caller frees with rk_free(); *out_len its length (may be
  *  NULL if not wanted). Errors: RK_ERR_INVALID_ARGUMENT if out_json is NULL. Thread-safe. */
 RK_API rk_status rk_features(char **out_json, size_t *out_len);
@@ -138,7 +142,15 @@ typedef struct rk_store rk_store;
  *             "Effects the host fulfils" below). Without it, or for an endpoint not listed,
  *             the feature's own Swift implementation runs. A name that is not an endpoint
  *             of the feature, or a name given twice, is RK_ERR_INVALID_ARGUMENT (the
- *             message lists the feature's endpoints).
+ *             message lists the feature's endpoints);
+ *    "snapshot": {...} — a document rk_store_snapshot() wrote: the store starts from its state
+ *             and continues its version count. A snapshot of an older "state_version" is
+ *             migrated step by step by the feature's migrations. RK_ERR_STATE (the message
+ *             says what and where) for a snapshot of another feature, one newer than the
+ *             library's state version (naming both), a missing or failing migration (naming
+ *             it, with the JSON Pointer of the offending value), or a state the feature cannot
+ *             decode (with its JSON Pointer); RK_ERR_INVALID_ARGUMENT for a document that is
+ *             not a snapshot, or with "initial_state" beside it.
  *  Unknown keys are an error, and so is any key given twice (RK_ERR_JSON).
  *
  *  On success *out receives the handle; destroy it with rk_store_destroy().
@@ -364,6 +376,17 @@ RK_API rk_status rk_store_take_actions(rk_store *store, char **out_json, size_t 
  *  RK_ERR_MISUSE (the store was not created with {"record": true}); on error nothing
  *  changes. Thread-safe; may be called from any callback and while effects run. */
 RK_API rk_status rk_store_scenario(rk_store *store, char **out_json, size_t *out_len);
+
+/** The state with what is needed to restore it later, in this process or another one, with
+ *  this library or a later release of it:
+ *    {"feature": "todos", "state_version": 3, "schema_hash": "9c2f4e0a1b3d5e7f",
+ *     "version": 17, "state": {...}}
+ *  "version" is the store version of "state" (a store created with {"snapshot": ...}
+ *  continues from it). Pass the document back as the "snapshot" option of rk_store_create().
+ *  *out_json receives a string the caller frees with rk_free(); *out_len its length (may be
+ *  NULL). Errors: RK_ERR_INVALID_ARGUMENT (NULL out_json), RK_ERR_INVALID_HANDLE. Thread-safe;
+ *  may be called from any callback and while effects run (the state is the latest reduced). */
+RK_API rk_status rk_store_snapshot(rk_store *store, char **out_json, size_t *out_len);
 
 /** How many effects of the store have not finished (sleeping ones, and ones waiting for the
  *  host to answer a request, included), into

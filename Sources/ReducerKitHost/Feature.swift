@@ -35,25 +35,38 @@ public struct Feature: Sendable {
   @usableFromInline package let describe: @Sendable () -> JSONValue
   /// The reducer and state types, for test runners (see `FeatureTesting.swift`).
   @usableFromInline package let types: any _FeatureTypes
+  /// Its name, state version, migrations and schema hash (snapshots).
+  @usableFromInline package let identity: FeatureIdentity
 
   /// A feature named `name` running the reducer `reducer` builds, starting (by default) from
   /// `initialState`, whose effects may call the host `endpoints`. Inlinable, so each
   /// feature's JSON path is specialized for its types.
+  ///
+  /// `stateVersion` numbers the shape of the state (start at 1; add one whenever a saved
+  /// state of the previous shape would not decode), and `migrations` turn a snapshot's state
+  /// from each older version into the next (``StateMigration/from(_:_:)``): a store created
+  /// with `{"snapshot": …}` runs them in order.
   @inlinable
   public init<R: Reducer>(
     name: String,
     description: String = "",
     initialState: @autoclosure @escaping @Sendable () -> R.State,
+    stateVersion: Int = 1,
+    migrations: [StateMigration] = [],
     endpoints: [Endpoint] = [],
     reducer: @escaping @Sendable () -> R
   ) where R: SendableMetatype, R.State: Codable & Sendable, R.Action: Codable & Sendable {
     self.name = name
     self.description = description
     self.endpoints = endpoints
-    let table = HostStore<R>.makeTable()
+    let identity = FeatureIdentity(
+      name: name, stateVersion: stateVersion, migrations: migrations,
+      schemas: { featureSchemas(R.State.self, R.Action.self, endpoints: endpoints) })
+    self.identity = identity
+    let table = HostStore<R>.makeTable(identity: identity)
     self.makeStore = { options throws(HostError) in
       let provided = try Endpoint.select(options.provide, from: endpoints, feature: name)
-      let state = try options.resolveInitialState(default: initialState())
+      let (state, startVersion) = try options.resolveState(default: initialState(), feature: identity)
       // `"record": true`: a recorder, and a table of this store's own that tells it of sends
       // and clock advances (the feature's shared table stays free of any recording check).
       let recorder = options.record
@@ -63,11 +76,11 @@ public struct Feature: Sendable {
         : nil
       return HostStore<R>(
         initialState: state, reducer: reducer(), options: options, provided: provided,
-        table: recorder?.table(wrapping: table) ?? table, recorder: recorder
+        table: recorder?.table(wrapping: table) ?? table, recorder: recorder, startVersion: startVersion
       ).boxed()
     }
     self.describe = {
-      describeFeature(name, description, initialState(), R.Action.self, endpoints: endpoints)
+      describeFeature(name, description, initialState(), R.Action.self, endpoints: endpoints, identity: identity)
     }
     self.types = _FeatureTypesBox(initialState: initialState, reducer: reducer)
   }
@@ -148,7 +161,7 @@ package func describeEndpoint<Payload: Decodable, Response: Decodable>(
 @usableFromInline
 package func describeFeature<State: Encodable & Decodable, Action: Decodable>(
   _ name: String, _ description: String, _ initialState: State, _ action: Action.Type,
-  endpoints: [Feature.Endpoint]
+  endpoints: [Feature.Endpoint], identity: FeatureIdentity
 ) -> JSONValue {
   let initial = (try? WireEncoder(explicitNulls: true).encodeToJSONValue(initialState)) ?? .null
   return .object([
@@ -158,13 +171,27 @@ package func describeFeature<State: Encodable & Decodable, Action: Decodable>(
     (key: "action_schema", value: jsonSchema(for: Action.self)),
     (key: "state_schema", value: jsonSchema(for: State.self)),
     (key: "requests", value: .array(endpoints.map { $0.describe() })),
+    (key: "state_version", value: .int(Int64(identity.stateVersion))),
+    (key: "schema_hash", value: .string(identity.schemaHash)),
+  ])
+}
+
+/// What a feature's schema hash covers: its action, state and endpoint schemas.
+@usableFromInline
+package func featureSchemas<State: Decodable, Action: Decodable>(
+  _ state: State.Type, _ action: Action.Type, endpoints: [Feature.Endpoint]
+) -> JSONValue {
+  .object([
+    (key: "action_schema", value: jsonSchema(for: Action.self)),
+    (key: "state_schema", value: jsonSchema(for: State.self)),
+    (key: "requests", value: .array(endpoints.map { $0.describe() })),
   ])
 }
 
 /// The features this library exposes, by name.
 public enum FeatureRegistry {
-  private static let features = Locked<[String: Feature]>([:])
-  private static let order = Locked<[String]>([])
+  private static let features = LockedValue<[String: Feature]>([:])
+  private static let order = LockedValue<[String]>([])
 
   /// Adds features (a later feature with the same name replaces the earlier one).
   public static func register(_ newFeatures: Feature...) {
@@ -222,8 +249,10 @@ package struct StoreOptions: Sendable {
   @usableFromInline package var record = false
   /// The endpoints the host answers (checked against the feature's in `Feature.init`).
   @usableFromInline package var provide: [String] = []
+  /// `"snapshot"`: a snapshot to restore (`rk_store_snapshot`'s document).
+  @usableFromInline package var snapshot: JSONValue?
 
-  static let keys = ["initial_state", "clock", "record_actions", "record", "provide"]
+  static let keys = ["initial_state", "clock", "record_actions", "record", "provide", "snapshot"]
 
   package init(parsing bytes: UnsafeRawBufferPointer?) throws(HostError) {
     guard let bytes else { return }
@@ -241,6 +270,12 @@ package struct StoreOptions: Sendable {
     if case .failure(let error) = outcome {
       options.release()
       throw error
+    }
+    if options.snapshot != nil, options.initialState != nil {
+      options.release()
+      throw HostError(
+        .invalidArgument,
+        "options_json: give \"snapshot\" or \"initial_state\", not both (a snapshot holds the whole state)")
     }
     self = options
   }
@@ -293,6 +328,8 @@ package struct StoreOptions: Sendable {
           names.append(name)
         }
         provide = names
+      case "snapshot":
+        snapshot = member
       default:
         throw HostError(
           .invalidArgument,
@@ -319,10 +356,30 @@ package struct StoreOptions: Sendable {
     }
   }
 
-  /// Frees `initial_state` without recursion (it may be nested up to the parser's limit).
+  /// The state a store starts from, and its first version: the snapshot's (migrated), or
+  /// the feature's default state with `initial_state` merged over it at version 0.
+  @inlinable
+  package func resolveState<State: Codable>(
+    default state: @autoclosure () -> State, feature: FeatureIdentity
+  ) throws(HostError) -> (State, UInt64) {
+    guard let snapshot else { return (try resolveInitialState(default: state()), 0) }
+    var (json, version) = try feature.restore(snapshot)
+    defer { json.releaseIteratively() }
+    let written: Int? = if case let .int(value)? = snapshot["state_version"] { Int(value) } else { nil }
+    do {
+      return (try WireDecoder(rootNoun: "state").decode(State.self, from: json), version)
+    } catch {
+      throw feature.notAState(error, migratedFrom: written)
+    }
+  }
+
+  /// Frees `initial_state` and `snapshot` without recursion (they may be nested up to the
+  /// parser's limit).
   package mutating func release() {
     initialState?.releaseIteratively()
     initialState = nil
+    snapshot?.releaseIteratively()
+    snapshot = nil
   }
 }
 

@@ -35,6 +35,8 @@ package final class HostStoreTable: Sendable {
     waitIdle: @Sendable (Store, Int64) throws(HostError) -> Void,
     advanceClock: @Sendable (Store, Int64) throws(HostError) -> Void,
     takeActions: @Sendable (Store) throws(HostError) -> [UInt8],
+    /// `rk_store_snapshot`: the snapshot document of the current state.
+    snapshot: @Sendable (Store) throws(HostError) -> [UInt8],
     effectCount: @Sendable (Store) -> Int,
     /// On the test clock, waits for effects to settle (see `HostStore.settle()`).
     settle: @Sendable (Store) -> Void,
@@ -95,7 +97,7 @@ package enum HostAction<Action: Sendable>: Sendable {
 /// is encoded at most once. The bytes end with a NUL (for callbacks), not counted in `count`.
 @usableFromInline
 package final class StateJSONCache: Sendable {
-  private let entry = Locked<(version: UInt64, json: [UInt8])?>(nil)
+  private let entry = LockedValue<(version: UInt64, json: [UInt8])?>(nil)
 
   @usableFromInline package init() {}
 
@@ -129,10 +131,13 @@ package final class StateJSONCache: Sendable {
 /// The log behind `rk_store_take_actions`: each reduced action with the state after it.
 @usableFromInline
 package final class ActionLog: Sendable {
-  private let entries = Locked<(version: UInt64, json: [UInt8], count: Int)>((0, [], 0))
+  private let entries = LockedValue<(version: UInt64, json: [UInt8], count: Int)>((0, [], 0))
   private let stateCache: StateJSONCache
 
   @usableFromInline package init(stateCache: StateJSONCache) { self.stateCache = stateCache }
+
+  /// Counts versions from `version` (a store restored from a snapshot), before any record.
+  @usableFromInline package func start(at version: UInt64) { entries.withLock { $0.version = version } }
 
   @usableFromInline
   package func record<A: Encodable, S: Encodable>(_ action: A, origin: StaticString, state: S) {
@@ -242,7 +247,7 @@ package final class ActionCache<Action: Sendable>: Sendable {
   @usableFromInline package static var slotCount: Int { 256 }
   @usableFromInline package static var maxKeyLength: Int { 96 }
   /// The list (while the table is empty), then the table.
-  @usableFromInline package let cache = Locked<(list: [Entry], table: [Entry?])>(([], []))
+  @usableFromInline package let cache = LockedValue<(list: [Entry], table: [Entry?])>(([], []))
 
   @usableFromInline package init() {}
 
@@ -311,7 +316,7 @@ where R: SendableMetatype, R.State: Codable & Sendable, R.Action: Codable & Send
   @usableFromInline package let store: Store<R.State, HostAction<R.Action>>
   @usableFromInline package let clock: TestClock?
   @usableFromInline package let log: ActionLog?
-  @usableFromInline package typealias Subscriptions = Locked<(next: UInt64, active: [UInt64: StoreSubscription])>
+  @usableFromInline package typealias Subscriptions = LockedValue<(next: UInt64, active: [UInt64: StoreSubscription])>
   /// The host's subscriptions by token (made by the first subscription).
   @usableFromInline package let lazySubscriptions = AtomicLazyReference<Subscriptions>()
   @usableFromInline package let actionCache = ActionCache<R.Action>()
@@ -328,10 +333,11 @@ where R: SendableMetatype, R.State: Codable & Sendable, R.Action: Codable & Send
   ///   - table: the feature's `makeTable()` (nil: a table of its own).
   ///   - recorder: the session recorder of a store created with `"record": true` (the store
   ///     logs its actions into the recorder's log).
+  ///   - startVersion: the version of the initial state (a restored snapshot's; else 0).
   @inlinable
   package init(
     initialState: R.State, reducer: R, options: StoreOptions, provided: [Feature.Endpoint],
-    table: HostStoreTable? = nil, recorder: SessionRecorder? = nil
+    table: HostStoreTable? = nil, recorder: SessionRecorder? = nil, startVersion: UInt64 = 0
   ) {
     self.table = table ?? Self.makeTable()
     let clock = options.testClock ? TestClock() : nil
@@ -353,6 +359,24 @@ where R: SendableMetatype, R.State: Codable & Sendable, R.Action: Codable & Send
         Feature.Endpoint.provide(provided, in: &values, requests: requests)
       }
     )
+    if startVersion != 0 {
+      start(at: startVersion)
+      log?.start(at: startVersion)
+    }
+  }
+
+  /// Starts the store's version count at `version` (see `Store._startVersion(at:)`).
+  @usableFromInline func start(at version: UInt64) { store._startVersion(at: version) }
+
+  /// `rk_store_snapshot`: the current state with what restoring it needs.
+  @inlinable
+  package func snapshot(_ identity: FeatureIdentity?) throws(HostError) -> [UInt8] {
+    guard let identity else {
+      throw HostError(.misuse, "this store was not made from a registered Feature, so it has no snapshot identity")
+    }
+    let (state, version) = currentState()
+    let json = try stateCache.json(state, version: version)
+    return identity.snapshot(stateJSON: json.dropLast(), version: version)
   }
 
   @inlinable package var subscriptions: Subscriptions {
@@ -400,7 +424,7 @@ where R: SendableMetatype, R.State: Codable & Sendable, R.Action: Codable & Send
   /// The table of operations for stores of this type. Each closure is handed a store of this
   /// type only: `HostStoreBox.init` checks that a box pairs a table with its own store type.
   @inlinable
-  package static func makeTable() -> HostStoreTable {
+  package static func makeTable(identity: FeatureIdentity? = nil) -> HostStoreTable {
     HostStoreTable(
       storeType: ObjectIdentifier(HostStore.self),
       (
@@ -417,6 +441,7 @@ where R: SendableMetatype, R.State: Codable & Sendable, R.Action: Codable & Send
           try of(store).advanceClock(milliseconds: milliseconds)
         },
         takeActions: { store throws(HostError) in try of(store).takeActions() },
+        snapshot: { store throws(HostError) in try of(store).snapshot(identity) },
         effectCount: { store in of(store).store.effectCount },
         settle: { store in of(store).settle() },
         destroy: { store in of(store).destroy() }

@@ -47,15 +47,46 @@ public enum JSONValue: Sendable, Equatable {
 
 extension JSONValue {
   /// The value of the last member named `key`, if this is an object that has one.
+  ///
+  /// Setting it on an object replaces that member (or adds one at the end); setting `nil`
+  /// removes every member named `key`. Setting it on anything but an object does nothing.
+  /// (A state migration: `json["total"] = .int(0)`, `json["legacy"] = nil`.)
   public subscript(key: String) -> JSONValue? {
-    guard case .object(let members) = self else { return nil }
-    return members.last(where: { $0.key == key })?.value
+    get {
+      guard case .object(let members) = self else { return nil }
+      return members.last(where: { $0.key == key })?.value
+    }
+    set {
+      guard case .object(var members) = self else { return }
+      self = .null  // keep `members` uniquely referenced while it changes
+      if let newValue {
+        if let index = members.lastIndex(where: { $0.key == key }) {
+          members[index].value = newValue
+        } else {
+          members.append((key: key, value: newValue))
+        }
+      } else {
+        members.removeAll { $0.key == key }
+      }
+      self = .object(members)
+    }
   }
 
   /// The element at `index`, if this is an array that long.
+  ///
+  /// Setting it on an array replaces the element at an existing index; anything else
+  /// (another index, `nil`, not an array) leaves the value as it was.
   public subscript(index: Int) -> JSONValue? {
-    guard case .array(let elements) = self, elements.indices.contains(index) else { return nil }
-    return elements[index]
+    get {
+      guard case .array(let elements) = self, elements.indices.contains(index) else { return nil }
+      return elements[index]
+    }
+    set {
+      guard case .array(var elements) = self, elements.indices.contains(index), let newValue else { return }
+      self = .null
+      elements[index] = newValue
+      self = .array(elements)
+    }
   }
 }
 

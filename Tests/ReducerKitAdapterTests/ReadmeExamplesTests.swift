@@ -2,8 +2,9 @@ import ReducerKit
 import ReducerKitTesting
 import Testing
 
-// The README's "Coming from ReactorKit / Reducer" and "Coming from ReSwift" examples, verbatim,
-// so that they keep compiling and doing what the README says.
+// The examples of docs/coming-from.md ("From ReactorKit / Reducer", "From ReSwift") and the
+// host endpoint of docs/host-effects.md, verbatim, so that they keep compiling and doing what the
+// docs say.
 
 // MARK: Effects the host fulfils (the Swift part; the registration line needs ReducerKitFFI)
 

@@ -5,7 +5,7 @@ import ReducerKitTesting
 import Testing
 import ReducerKitTestSupport
 
-/// A host endpoint declared the way the README shows.
+/// A host endpoint declared the way docs/host-effects.md shows.
 private enum WeatherEndpoint: DependencyKey {
   static let liveValue = HostEndpoint<String, Int>("temperature") { city in city.count * 3 }
 }

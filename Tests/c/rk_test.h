@@ -9,10 +9,19 @@
  *   CHECK_CONTAINS(hay, needle)  `needle` occurs in `hay` (NULL-safe)
  *   KNOWN_BUG(cond, why)         a check that documents a library bug: a failure is printed
  *                                as "KNOWN BUG" and counted apart, but does not fail the run
- *   TEST(name)                   prints a section header
+ *   TEST(name)                   opens a test case: the function it is in (see "Choosing cases")
  *   CREATE(feature, options)     creates a store or stops the run
  *   rk_t_state(store), rk_t_version(store), CHECK_STATE(store, text)
+ *   rk_t_select(argc, argv)      reads the command line (first thing in main)
  *   RK_TEST_EXIT()               prints "N passed, M failed" and returns the exit status
+ *
+ * Choosing cases: `build/c/test_requests "a replaced callback"` runs only the cases whose
+ * name contains one of the arguments (case-sensitive substring); `--list` prints every case's
+ * name and runs none. A name that matches no case is an error (exit status 2). With no
+ * argument every case runs. A case is one void function whose first statement is
+ * TEST("name") (after declarations without side effects: create stores and allocate after
+ * it); a case not chosen returns there, so none of its checks run. A second TEST in the same
+ * function does not compile ("redeclaration of enumerator rk_t_one_TEST_per_function").
  *
  * Header-only: every function is static inline, so unused ones cost nothing and do not warn.
  */
@@ -113,13 +122,82 @@ static inline void rk_t_known_bug(int ok, const char *file, int line, const char
 
 #define KNOWN_BUG(cond, why) rk_t_known_bug(!!(cond), __FILE__, __LINE__, #cond, (why))
 
+/* ---- Choosing cases ------------------------------------------------------------------ */
+
+#define RK_T_MAX_NAMES 64
+static const char *rk_t_program = "test";
+static int rk_t_listing = 0;
+static int rk_t_name_count = 0;
+static const char *rk_t_names[RK_T_MAX_NAMES];
+static int rk_t_name_hits[RK_T_MAX_NAMES];
+
+/* PROGRAM [--list] [NAME...]: exits 2 on an unknown option or too many names. */
+static inline void rk_t_select(int argc, char **argv) {
+    int i, options = 1;
+    if (argc > 0 && argv[0] != NULL) rk_t_program = argv[0];
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (options && strcmp(a, "--") == 0) {
+            options = 0;
+        } else if (options && strcmp(a, "--list") == 0) {
+            rk_t_listing = 1;
+        } else if (options && (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)) {
+            printf("usage: %s [--list] [NAME...]\n"
+                   "  runs the test cases whose name contains one of the NAMEs (all without one);\n"
+                   "  --list prints the cases' names and runs none\n",
+                   rk_t_program);
+            exit(0);
+        } else if (options && a[0] == '-' && a[1] != '\0') {
+            fprintf(stderr, "%s: unknown option \"%.100s\" (expected --list, --help or a name)\n",
+                    rk_t_program, a);
+            exit(2);
+        } else if (rk_t_name_count == RK_T_MAX_NAMES) {
+            fprintf(stderr, "%s: more than %d test names\n", rk_t_program, RK_T_MAX_NAMES);
+            exit(2);
+        } else {
+            rk_t_names[rk_t_name_count++] = a;
+        }
+    }
+}
+
+/* Whether the case `name` runs (printing its header) or is listed / skipped. */
+static inline int rk_t_case(const char *name) {
+    int i, chosen = rk_t_name_count == 0;
+    if (rk_t_listing) {
+        printf("%s\n", name);
+        return 0;
+    }
+    for (i = 0; i < rk_t_name_count; i++) {
+        if (strstr(name, rk_t_names[i]) != NULL) {
+            rk_t_name_hits[i]++;
+            chosen = 1;
+        }
+    }
+    if (chosen) {
+        printf("-- %s\n", name);
+        fflush(stdout);
+    }
+    return chosen;
+}
+
+/* Opens the case `name`: the rest of the enclosing void function runs only if it is chosen.
+ * The enumerator makes a second TEST in one function a compile error. */
 #define TEST(name) \
-    do { \
-        printf("-- %s\n", (name)); \
-        fflush(stdout); \
-    } while (0)
+    enum { rk_t_one_TEST_per_function = 1 }; \
+    if (!rk_t_case(name)) return
 
 static inline int rk_t_exit(void) {
+    int i, unmatched = 0;
+    fflush(stdout);
+    if (rk_t_listing) return rk_t_failed == 0 ? 0 : 1;
+    for (i = 0; i < rk_t_name_count; i++) {
+        if (rk_t_name_hits[i] == 0) {
+            fprintf(stderr, "%s: no test case matches \"%.200s\" (%s --list lists them)\n",
+                    rk_t_program, rk_t_names[i], rk_t_program);
+            unmatched = 1;
+        }
+    }
+    if (unmatched) return 2;
     if (rk_t_known > 0) printf("(%d known bug check(s) failed; see KNOWN BUG above)\n", rk_t_known);
     printf("%d passed, %d failed\n", rk_t_passed, rk_t_failed);
     fflush(stdout);
@@ -128,7 +206,7 @@ static inline int rk_t_exit(void) {
 
 #define RK_TEST_EXIT() return rk_t_exit()
 
-/* 1 when the Makefile runs the test under valgrind (RK_UNDER_VALGRIND=1): shrink loops. */
+/* 1 under make test-valgrind (scripts/test-c.sh sets RK_UNDER_VALGRIND=1): shrink loops. */
 static inline int rk_t_under_valgrind(void) {
     const char *v = getenv("RK_UNDER_VALGRIND");
     return v != NULL && v[0] != '\0' && strcmp(v, "0") != 0;

@@ -209,13 +209,14 @@ static void test_create_destroy(void) {
 }
 
 static void test_send_state_version(void) {
-    rk_store *s = CREATE("counter", TEST_CLOCK);
+    rk_store *s;
     char *json = NULL;
     size_t len = 12345;
     uint64_t v = 999;
     char unterminated[16];
     int i;
     TEST("rk_store_send / rk_store_send_n / rk_store_state / rk_store_version");
+    s = CREATE("counter", TEST_CLOCK);
     CHECK_OK(rk_store_version(s, &v));
     CHECK(v == 0);
     CHECK_OK(rk_store_state(s, &json, &len));
@@ -331,11 +332,12 @@ static void count_null_userdata(void *userdata, const char *state_json, size_t l
 }
 
 static void test_subscribe(void) {
-    rk_store *s = CREATE("counter", TEST_CLOCK);
+    rk_store *s;
     recorder a, b;
     uint64_t ta = 0, tb = 0;
     char *state;
     TEST("rk_store_subscribe / rk_store_unsubscribe");
+    s = CREATE("counter", TEST_CLOCK);
     recorder_init(&a, s);
     recorder_init(&b, s);
     CHECK_OK(rk_store_subscribe(s, record_state, &a, &ta));
@@ -383,10 +385,11 @@ static void test_subscribe(void) {
 }
 
 static void test_reentrant_callbacks(void) {
-    rk_store *s = CREATE("counter", TEST_CLOCK);
+    rk_store *s;
     recorder r;
     uint64_t token = 0;
     TEST("callbacks call back into the library");
+    s = CREATE("counter", TEST_CLOCK);
     recorder_init(&r, s);
     r.resend_until = 3; /* at versions 1 and 2, send another increment */
     r.resend_status = RK_ERR_INTERNAL;
@@ -436,10 +439,11 @@ static void test_reentrant_callbacks(void) {
 /* ---- Effects: wait_idle, advance_clock, effect_count, take_actions -------------------- */
 
 static void test_wait_idle(void) {
-    rk_store *s = CREATE("counter", "{\"initial_state\":{\"count\":42}}"); /* live clock */
+    rk_store *s;
     uint64_t n = 99;
     int64_t timeout_ms = RK_T_MS(10000);
     TEST("rk_store_wait_idle");
+    s = CREATE("counter", "{\"initial_state\":{\"count\":42}}"); /* live clock */
     CHECK_OK(rk_store_wait_idle(s, 0)); /* nothing running */
     CHECK_OK(rk_store_wait_idle(s, -1));
     CHECK_OK(rk_store_send(s, "\"factButtonTapped\""));
@@ -471,10 +475,12 @@ static void test_wait_idle(void) {
 }
 
 static void test_advance_clock(void) {
-    rk_store *s = CREATE("counter", TEST_CLOCK);
-    rk_store *live = CREATE("counter", NULL);
+    rk_store *s;
+    rk_store *live;
     uint64_t n = 99;
     TEST("rk_store_advance_clock / rk_store_effect_count");
+    s = CREATE("counter", TEST_CLOCK);
+    live = CREATE("counter", NULL);
     CHECK_OK(rk_store_advance_clock(s, 0)); /* nothing sleeps: fine */
     CHECK_OK(rk_store_advance_clock(s, 5000));
     CHECK(rk_t_version(s) == 0);
@@ -508,14 +514,16 @@ static void test_advance_clock(void) {
 }
 
 static void test_take_actions(void) {
-    rk_store *s = CREATE("counter", RECORDING);
-    rk_store *plain = CREATE("counter", TEST_CLOCK);
+    rk_store *s;
+    rk_store *plain;
     char *json = NULL;
     size_t len = 0;
     jm_value *log;
     char err[160];
     size_t i;
     TEST("rk_store_take_actions");
+    s = CREATE("counter", RECORDING);
+    plain = CREATE("counter", TEST_CLOCK);
     CHECK_OK(rk_store_take_actions(s, &json, &len));
     CHECK_STR_EQ(json, "[]");
     CHECK(len == 2);
@@ -687,7 +695,8 @@ static void test_no_callback_after_destroy(void) {
     pthread_mutex_destroy(&c.lock);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+    rk_t_select(argc, argv);
     rk_t_watchdog(120);
     test_versions();
     test_status_strings();

@@ -220,13 +220,6 @@ static void test_malformed_json(target *t) {
         "\"increment\" // c",  "\"a\x01\"",  "\"tab\there\"",  "\"\\x41\"",  "\"\\u12\"",
         "\"\\ud800\"",  "\"\\udc00\"",  "\"\\ud800\\u0041\"",  "{\"factResponse\":\"\\ud83d\"}",
         "{\"a\":1 \"b\":2}",  "[\"increment\"]]",  "{\"setCount\":1}}"};
-    static const char *const utf8[] = {
-        "\"\xff\"",  "\"\xfe\"",  "\"\x80\"",  "\"\xc0\xaf\"",  "\"\xc1\xbf\"",
-        "\"\xe0\x80\xaf\"",  "\"\xed\xa0\x80\"",  "\"\xed\xbf\xbf\"",  "\"\xe2\x82\"",
-        "\"\xe2\x82\xac\xac\"",  "\"\xf0\x82\x82\xac\"",  "\"\xf4\x90\x80\x80\"",
-        "\"\xf8\x88\x80\x80\x80\"",  "\"\xc3\"",  "\xff",  "\xef\xbb",
-        "{\"factResponse\":\"ok\xfe\"}",  "{\"set\377Count\":1}",
-        "{\"factResponse\":\"caf\xc3\"}"};
     size_t i;
     TEST("malformed JSON");
     for (i = 0; i < sizeof syntax / sizeof syntax[0]; i++) {
@@ -241,7 +234,17 @@ static void test_malformed_json(target *t) {
     BAD(*t, rk_store_send_n(t->store, "\"increment\"\0", 12), RK_ERR_JSON, "byte offset 11");
     BAD(*t, rk_store_send_n(t->store, "\"increment\"", 0), RK_ERR_JSON, "end of input");
     BAD(*t, rk_store_send_n(t->store, "\"increment\"", 5), RK_ERR_JSON, "byte offset");
+}
 
+static void test_invalid_utf8(target *t) {
+    static const char *const utf8[] = {
+        "\"\xff\"",  "\"\xfe\"",  "\"\x80\"",  "\"\xc0\xaf\"",  "\"\xc1\xbf\"",
+        "\"\xe0\x80\xaf\"",  "\"\xed\xa0\x80\"",  "\"\xed\xbf\xbf\"",  "\"\xe2\x82\"",
+        "\"\xe2\x82\xac\xac\"",  "\"\xf0\x82\x82\xac\"",  "\"\xf4\x90\x80\x80\"",
+        "\"\xf8\x88\x80\x80\x80\"",  "\"\xc3\"",  "\xff",  "\xef\xbb",
+        "{\"factResponse\":\"ok\xfe\"}",  "{\"set\377Count\":1}",
+        "{\"factResponse\":\"caf\xc3\"}"};
+    size_t i;
     TEST("invalid UTF-8");
     for (i = 0; i < sizeof utf8 / sizeof utf8[0]; i++) {
         BAD_ACTION(*t, utf8[i], RK_ERR_JSON, "UTF-8");
@@ -253,7 +256,7 @@ static void test_malformed_json(target *t) {
 
 /* ---- Not an action ------------------------------------------------------------------ */
 
-static void test_not_an_action(target *counter, target *todos, target *search) {
+static void test_unknown_actions(target *counter, target *todos, target *search) {
     TEST("unknown actions");
     BAD_ACTION(*counter, "\"incremnt\"", RK_ERR_ACTION,
                "unknown action \"incremnt\" at $ (did you mean \"increment\"?); expected one of:");
@@ -284,7 +287,9 @@ static void test_not_an_action(target *counter, target *todos, target *search) {
                "expected keys at $.addTodo: \"title\"");
     BAD_ACTION(*todos, "{\"addTodo\":{\"title\":\"a\",\"title\":\"b\"}}", RK_ERR_JSON,
                "duplicate key \"title\" at $.addTodo.title");
+}
 
+static void test_wrong_payload_types(target *counter, target *todos, target *search) {
     TEST("wrong payload types");
     BAD_ACTION(*counter, "{\"setCount\":\"x\"}", RK_ERR_ACTION, "$.setCount");
     BAD_ACTION(*counter, "{\"setCount\":1.5}", RK_ERR_ACTION, "$.setCount");
@@ -345,7 +350,7 @@ static void test_not_an_action(target *counter, target *todos, target *search) {
                   #options); \
     } while (0)
 
-static void test_create_errors(target *t) {
+static void test_unknown_features(target *t) {
     TEST("unknown features");
     BAD_CREATE(*t, "nope", NULL, RK_ERR_UNKNOWN_FEATURE, "\"nope\"");
     BAD_CREATE(*t, "nope", NULL, RK_ERR_UNKNOWN_FEATURE, "counter");
@@ -358,7 +363,9 @@ static void test_create_errors(target *t) {
     BAD_CREATE(*t, "\xff\xfe", NULL, RK_ERR_UNKNOWN_FEATURE, "expected one of");
     /* the feature is checked whatever the options */
     BAD_CREATE(*t, "nope", "{\"clock\":\"test\"}", RK_ERR_UNKNOWN_FEATURE, "\"nope\"");
+}
 
+static void test_bad_initial_states(target *t) {
     TEST("bad initial states");
     BAD_CREATE(*t, "counter", "{\"initial_state\":{\"count\":\"x\"}}", RK_ERR_STATE, "$.count");
     BAD_CREATE(*t, "counter", "{\"initial_state\":{\"count\":1.5}}", RK_ERR_STATE, "$.count");
@@ -400,7 +407,9 @@ static void test_create_errors(target *t) {
     /* the message says it is about initial_state */
     BAD_CREATE(*t, "counter", "{\"initial_state\":{\"count\":\"x\"}}", RK_ERR_STATE,
                "initial_state");
+}
 
+static void test_bad_options(target *t) {
     TEST("bad options");
     BAD_CREATE(*t, "counter", "{\"bogus\":1}", RK_ERR_INVALID_ARGUMENT, "\"bogus\"");
     BAD_CREATE(*t, "counter", "{\"bogus\":1}", RK_ERR_INVALID_ARGUMENT,
@@ -486,12 +495,13 @@ static void test_handles(target *t) {
 
 static void test_big(target *t) {
     size_t n = 10u * 1024u * 1024u;
-    char *big = (char *)malloc(n + 64);
+    char *big;
     char *state = NULL;
     size_t len = 0;
     size_t i;
     uint32_t x = 12345;
     TEST("10 MB strings");
+    big = (char *)malloc(n + 64);
     if (big == NULL) {
         CHECK(big != NULL);
         return;
@@ -643,8 +653,9 @@ static void test_misuse(target *t, target *rec) {
     (void)rec;
 }
 
-int main(void) {
+int main(int argc, char **argv) {
     target counter, recorder, todos, search;
+    rk_t_select(argc, argv);
     rk_t_watchdog(300);
     open_target(&counter, "counter", "counter", "{\"clock\":\"test\"}", "\"increment\"");
     open_target(&recorder, "recording counter", "counter",
@@ -655,8 +666,12 @@ int main(void) {
                 "{\"searchResponse\":[\"x\"]}");
     test_null_arguments(&recorder, &recorder);
     test_malformed_json(&recorder);
-    test_not_an_action(&recorder, &todos, &search);
-    test_create_errors(&counter);
+    test_invalid_utf8(&recorder);
+    test_unknown_actions(&recorder, &todos, &search);
+    test_wrong_payload_types(&recorder, &todos, &search);
+    test_unknown_features(&counter);
+    test_bad_initial_states(&counter);
+    test_bad_options(&counter);
     test_handles(&recorder);
     test_big(&recorder);
     test_deep(&recorder, &todos);

@@ -82,6 +82,7 @@ static int next_depth(int d) {
 
 static void deep_actions(target *t) {
     int d;
+    TEST(t->feature);
     for (d = 1; d <= LIMIT + 1; d = next_depth(d)) {
         /* Shapes that are no action at all. */
         send_bad(t, nest("", "[", d, "", "]", ""), d, "arrays");
@@ -128,6 +129,7 @@ static void deep_actions(target *t) {
 static void deep_initial_states(void) {
     int d;
     rk_store *s = NULL;
+    TEST("deep initial_state");
     for (d = 1; d <= LIMIT + 1; d += (d < 8 || d > LIMIT - 8) ? 1 : 7) {
         rk_status st;
         int total = d + 2; /* options object, initial_state object, then d levels */
@@ -146,21 +148,8 @@ static void deep_initial_states(void) {
     }
 }
 
-static void *small_stack_body(void *arg) {
-    target targets[3] = {{"counter", NULL}, {"todos", NULL}, {"search", NULL}};
-    int k;
-    (void)arg;
-    for (k = 0; k < 3; k++) {
-        CHECK_OK(rk_store_create(targets[k].feature, "{\"clock\":\"test\"}", &targets[k].store));
-        if (targets[k].store == NULL) return NULL;
-    }
-    for (k = 0; k < 3; k++) {
-        TEST(targets[k].feature);
-        deep_actions(&targets[k]);
-    }
-    TEST("deep initial_state");
-    deep_initial_states();
-
+/* After all of that, each store still takes actions. */
+static void stores_still_work(target *targets) {
     TEST("the stores still work");
     CHECK_OK(rk_store_send(targets[0].store, "{\"setCount\":41}"));
     CHECK_OK(rk_store_send(targets[0].store, "\"increment\""));
@@ -170,6 +159,19 @@ static void *small_stack_body(void *arg) {
                 "{\"todos\":[{\"id\":1,\"title\":\"Milk\",\"isComplete\":false}],\"filter\":\"all\","
                 "\"nextID\":2}");
     CHECK_STATE(targets[2].store, "{\"query\":\"\",\"results\":[\"a\"]}");
+}
+
+static void *small_stack_body(void *arg) {
+    target targets[3] = {{"counter", NULL}, {"todos", NULL}, {"search", NULL}};
+    int k;
+    (void)arg;
+    for (k = 0; k < 3; k++) {
+        CHECK_OK(rk_store_create(targets[k].feature, "{\"clock\":\"test\"}", &targets[k].store));
+        if (targets[k].store == NULL) return NULL;
+    }
+    for (k = 0; k < 3; k++) deep_actions(&targets[k]);
+    deep_initial_states();
+    stores_still_work(targets);
     for (k = 0; k < 3; k++) rk_store_destroy(targets[k].store);
     return NULL;
 }
@@ -189,25 +191,34 @@ static void run_on_small_stack(size_t size) {
 
 /* ---- Large inputs -------------------------------------------------------------------- */
 
-static void large_initial_states(void) {
+static void initial_state_with_many_keys(void) {
     const int n = 100000;
     size_t cap = (size_t)n * 64 + 128, len = 0;
-    char *json = malloc(cap);
+    char *json;
     rk_store *s = NULL;
-    char *state;
     int k;
-    if (json == NULL) abort();
-
     TEST("initial_state with 100,000 keys");
+    json = malloc(cap);
+    if (json == NULL) abort();
     len += (size_t)sprintf(json + len, "{\"initial_state\":{\"count\":7");
     for (k = 0; k < n; k++) len += (size_t)sprintf(json + len, ",\"k%d\":%d", k, k);
     sprintf(json + len, "}}");
     CHECK_STATUS(rk_store_create("counter", json, &s), RK_ERR_STATE);
     CHECK_CONTAINS(rk_last_error(), "unknown key \"k0\" at $.k0");
     CHECK(strlen(rk_last_error()) < 1000);
+    free(json);
+}
 
+static void initial_state_with_many_todos(void) {
+    const int n = 100000;
+    size_t cap = (size_t)n * 64 + 128, len = 0;
+    char *json;
+    rk_store *s = NULL;
+    char *state;
+    int k;
     TEST("initial_state with 100,000 todos");
-    len = 0;
+    json = malloc(cap);
+    if (json == NULL) abort();
     len += (size_t)sprintf(json + len, "{\"initial_state\":{\"todos\":[");
     for (k = 0; k < n; k++) {
         len += (size_t)sprintf(json + len, "%s{\"id\":%d,\"title\":\"t%d\",\"isComplete\":%s}",
@@ -224,17 +235,19 @@ static void large_initial_states(void) {
     free(json);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
     /* RK_DEEP_STACK_KB overrides the stack size, to measure how small a stack still works. */
     const char *kb = getenv("RK_DEEP_STACK_KB");
     size_t size = (kb != NULL && atoi(kb) > 0) ? (size_t)atoi(kb) * 1024 : 64 * 1024;
 #ifdef PTHREAD_STACK_MIN
     if (size < (size_t)PTHREAD_STACK_MIN) size = (size_t)PTHREAD_STACK_MIN;
 #endif
+    rk_t_select(argc, argv);
     rk_t_watchdog(120);
-    printf("-- nested input on a thread with a %zu KB stack\n", size / 1024);
+    if (!rk_t_listing) printf("nested input on a thread with a %zu KB stack:\n", size / 1024);
     run_on_small_stack(size);
-    large_initial_states();
+    initial_state_with_many_keys();
+    initial_state_with_many_todos();
     free(buf);
     RK_TEST_EXIT();
 }

@@ -19,9 +19,10 @@ static int64_t settle_ms(void) { return RK_T_MS(10000); }
 /* ---- counter ------------------------------------------------------------------------ */
 
 static void test_counter_basics(void) {
-    rk_store *s = CREATE("counter", TEST_CLOCK);
+    rk_store *s;
     char *state;
     TEST("counter: increment, decrement, setCount, saturation");
+    s = CREATE("counter", TEST_CLOCK);
     state = rk_t_state(s);
     /* fact is nil, so it is absent from the state (not written as null). */
     CHECK_STR_EQ(state, "{\"count\":0,\"fact\":null,\"isTimerOn\":false}");
@@ -85,10 +86,12 @@ static void test_counter_fact(void) {
 }
 
 static void test_counter_timer(void) {
-    rk_store *s = CREATE("counter", TEST_CLOCK);
-    rk_store *live = CREATE("counter", NULL);
+    rk_store *s;
+    rk_store *live;
     uint64_t n = 99;
     TEST("counter: timer on the test clock");
+    s = CREATE("counter", TEST_CLOCK);
+    live = CREATE("counter", NULL);
     SEND(s, "\"toggleTimer\"");
     CHECK_STATE_JSON(s, "{\"count\":0,\"isTimerOn\":true}");
     CHECK_OK(rk_store_advance_clock(s, 3000));
@@ -134,13 +137,15 @@ static void test_counter_timer(void) {
 /* Many distinct, repeated and differently spelled action texts: each does what it says
  * (the library may cache decoded actions by their text; a cache must never confuse them). */
 static void test_action_texts(void) {
-    rk_store *s = CREATE("counter", TEST_CLOCK);
-    rk_store *t = CREATE("todos", TEST_CLOCK);
+    rk_store *s;
+    rk_store *t;
     char action[160], expected[200], title[120];
     int i, rounds = rk_t_under_valgrind() ? 300 : 3000;
     int wrong = 0;
     uint64_t version;
     TEST("counter: distinct, repeated and respelled action texts");
+    s = CREATE("counter", TEST_CLOCK);
+    t = CREATE("todos", TEST_CLOCK);
     for (i = 0; i < rounds; i++) {
         long k = (long)((i * 7919) % 1000) - 500;
         char *state;
@@ -197,8 +202,9 @@ static void test_action_texts(void) {
 /* ---- todos -------------------------------------------------------------------------- */
 
 static void test_todos(void) {
-    rk_store *s = CREATE("todos", TEST_CLOCK);
+    rk_store *s;
     TEST("todos: add, toggle, delete, filter, clearCompleted, ids");
+    s = CREATE("todos", TEST_CLOCK);
     CHECK_STATE_JSON(s, "{\"todos\":[],\"filter\":\"all\",\"nextID\":1}");
     SEND(s, "{\"addTodo\":{\"title\":\"Milk\"}}");
     SEND(s, "{\"addTodo\":{\"title\":\"Eggs\"}}");
@@ -251,9 +257,10 @@ static void test_todos(void) {
 /* ---- search ------------------------------------------------------------------------- */
 
 static void test_search(void) {
-    rk_store *s = CREATE("search", TEST_CLOCK);
+    rk_store *s;
     uint64_t n = 99;
     TEST("search: debounce on the test clock");
+    s = CREATE("search", TEST_CLOCK);
     CHECK_STATE_JSON(s, "{\"query\":\"\",\"results\":[]}");
     SEND(s, "{\"queryChanged\":\"s\"}");
     CHECK_STATE_JSON(s, "{\"query\":\"s\",\"results\":[]}"); /* the query is set at once */
@@ -319,11 +326,13 @@ static void on_state(void *userdata, const char *json, size_t len, uint64_t vers
 }
 
 static void test_subscriptions(void) {
-    rk_store *s = CREATE("search", TEST_CLOCK);
-    rk_store *t = CREATE("counter", TEST_CLOCK);
+    rk_store *s;
+    rk_store *t;
     seen a, b;
     uint64_t ta, tb;
     TEST("subscriptions see every send, effects' actions included, coalesced per send");
+    s = CREATE("search", TEST_CLOCK);
+    t = CREATE("counter", TEST_CLOCK);
     memset(&a, 0, sizeof a);
     memset(&b, 0, sizeof b);
     CHECK_OK(rk_store_subscribe(s, on_state, &a, &ta));
@@ -538,7 +547,8 @@ static void test_concurrent_stores(void) {
     }
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+    rk_t_select(argc, argv);
     rk_t_watchdog(180);
     test_counter_basics();
     test_counter_fact();

@@ -57,15 +57,18 @@ static void *send_increments(void *arg) {
 }
 
 static void test_callbacks_that_send_to_each_other(void) {
-    rk_store *a = CREATE("counter", TEST_CLOCK);
-    rk_store *b = CREATE("counter", TEST_CLOCK);
-    peer pa = {b, 0, 0}, pb = {a, 0, 0};
+    rk_store *a, *b;
+    peer pa = {NULL, 0, 0}, pb = {NULL, 0, 0};
     uint64_t ta = 0, tb = 0;
     int rounds = rk_t_under_valgrind() ? 500 : 10000;
-    sender sa = {a, rounds}, sb = {b, rounds};
+    sender sa = {NULL, rounds}, sb = {NULL, rounds};
     pthread_t t1, t2;
     char *json;
     TEST("two stores whose callbacks send to each other, driven from two threads");
+    a = CREATE("counter", TEST_CLOCK);
+    b = CREATE("counter", TEST_CLOCK);
+    pa.other = sb.store = b;
+    pb.other = sa.store = a;
     CHECK_OK(rk_store_subscribe(a, echo_to_other, &pa, &ta));
     CHECK_OK(rk_store_subscribe(b, echo_to_other, &pb, &tb));
     /* On 0.1.0 this deadlocked within the first rounds: thread 1 held A while its callback
@@ -109,10 +112,11 @@ static void record(void *userdata, const char *json, size_t len, uint64_t versio
 }
 
 static void test_callbacks_coalesce_per_send(void) {
-    rk_store *s = CREATE("todos", NULL);
+    rk_store *s;
     recorder r = {0, 0, 0};
     uint64_t token = 0, version = 0;
     TEST("one callback per send, with the final state and its version");
+    s = CREATE("todos", NULL);
     CHECK_OK(rk_store_subscribe(s, record, &r, &token));
     CHECK_OK(rk_store_send(s, "{\"addTodo\":{\"title\":\"a\"}}"));
     CHECK(r.calls == 1);
@@ -123,8 +127,9 @@ static void test_callbacks_coalesce_per_send(void) {
 }
 
 static void test_advance_never_traps(void) {
-    rk_store *s = CREATE("counter", TEST_CLOCK);
+    rk_store *s;
     TEST("rk_store_advance_clock past the end of time saturates");
+    s = CREATE("counter", TEST_CLOCK);
     /* 0.1.0 trapped ("Overflow in +") once the sum passed Duration's range, killing the
      * process. INT64_MAX ms is ~9.2e15 s; 1,100 of them pass the clock's limit of INT64_MAX s. */
     {
@@ -144,9 +149,10 @@ static void test_advance_never_traps(void) {
 }
 
 static void test_advance_is_bounded(void) {
-    rk_store *s = CREATE("counter", TEST_CLOCK);
+    rk_store *s;
     char *json;
     TEST("a periodic timer advanced by a huge duration times out, and the store stays usable");
+    s = CREATE("counter", TEST_CLOCK);
     CHECK_OK(rk_store_send(s, "\"toggleTimer\""));
     rk_t_watchdog(120);
     /* 0.1.0: ran forever (a one-second timer over 292 million years). */
@@ -174,9 +180,10 @@ static void test_advance_is_bounded(void) {
  * forked after they started cannot run effects). */
 static void test_effect_error_report_is_escaped(void) {
     char path[] = "/tmp/rk_stderr_XXXXXX";
-    int fd = mkstemp(path), status = 0;
+    int fd, status = 0;
     pid_t pid;
     TEST("an unhandled effect error reaches stderr escaped, on one line, bounded");
+    fd = mkstemp(path);
     CHECK(fd >= 0);
     if (fd < 0) return;
     fflush(stdout);
@@ -229,11 +236,12 @@ static void test_effect_error_report_is_escaped(void) {
 }
 
 static void test_store_used_after_fork(void) {
-    rk_store *s = CREATE("counter", TEST_CLOCK);
+    rk_store *s;
     pid_t pid;
     int status = 0, fds[2];
     unsigned char result = 0xff;
     TEST("a store created before fork() is misuse in the child; new stores work there");
+    s = CREATE("counter", TEST_CLOCK);
     CHECK_OK(rk_store_send(s, "\"increment\""));
     CHECK(pipe(fds) == 0);
     fflush(NULL);
@@ -270,7 +278,8 @@ static void test_store_used_after_fork(void) {
     rk_store_destroy(s);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+    rk_t_select(argc, argv);
     test_effect_error_report_is_escaped();
     test_callbacks_that_send_to_each_other();
     test_callbacks_coalesce_per_send();

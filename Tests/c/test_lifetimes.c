@@ -72,6 +72,7 @@ static void random_counter_run(int steps) {
 /* A store destroyed while its only effect sleeps, many times: the sleeping tasks end. */
 static void test_destroyed_while_debouncing(void) {
     int i, rounds = rk_t_under_valgrind() ? 50 : 1000;
+    TEST("stores destroyed while their debounce sleeps");
     for (i = 0; i < rounds; i++) {
         rk_store *s = CREATE("search", "{\"clock\":\"test\"}");
         uint64_t effects = 0;
@@ -100,6 +101,7 @@ static int leak_check_clean(void) {
 static void test_effects_visible_to_leak_checks(void) {
     static const char *const clocks[] = {"{\"clock\":\"test\"}", "{\"clock\":\"live\"}"};
     int c, i;
+    TEST("effects' boxes stay visible to leak checks while they run and after destroy");
     for (c = 0; c < 2; c++) {
         for (i = 0; i < 3; i++) {
             rk_store *s = CREATE("search", clocks[c]);
@@ -133,13 +135,15 @@ static void test_effects_visible_to_leak_checks(void) {
 
 static void test_random_sequences(void) {
     int i, rounds = rk_t_under_valgrind() ? 30 : 500;
+    TEST("random action sequences on search and counter, stores destroyed while effects sleep");
     for (i = 0; i < rounds; i++) {
         random_search_run(1 + (int)next_random(20));
         random_counter_run(1 + (int)next_random(20));
     }
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+    rk_t_select(argc, argv);
     test_destroyed_while_debouncing();
     test_effects_visible_to_leak_checks();
     test_random_sequences();

@@ -398,11 +398,12 @@ static void test_random_sequences(void) {
     "{\"id\":2,\"title\":\"~x\",\"isComplete\":true},{\"id\":3,\"title\":\"c\",\"isComplete\":false}]}}"
 
 static void test_get(void) {
-    rk_store *s = CREATE("todos", TODOS_3);
+    rk_store *s;
     char *json = NULL, *whole, *state;
     size_t len = 99;
     uint64_t v = 99;
     TEST("rk_store_get");
+    s = CREATE("todos", TODOS_3);
     whole = get(s, "", &v);
     state = rk_t_state(s);
     CHECK_STR_EQ(whole, state); /* the same shared bytes */
@@ -503,11 +504,12 @@ static void test_get(void) {
 /* ---- rk_store_patch ------------------------------------------------------------------- */
 
 static void test_patch(void) {
-    rk_store *s = CREATE("todos", TODOS_3);
+    rk_store *s;
     char *json = NULL;
     size_t len = 7;
     uint64_t v = 7, v1 = 0;
     TEST("rk_store_patch");
+    s = CREATE("todos", TODOS_3);
     /* The first call starts the history: from the current version, []. */
     json = patch_since(s, 0, &v);
     CHECK_STR_EQ(json, "[]");
@@ -597,11 +599,12 @@ static void record_patch(void *userdata, const char *patch, size_t len, uint64_t
 }
 
 static void test_subscribe(void) {
-    rk_store *s = CREATE("counter", "{\"clock\":\"test\"}");
+    rk_store *s;
     recorder r;
     uint64_t token = 0, state_token = 0;
     memset(&r, 0, sizeof r);
     TEST("rk_store_subscribe_patches");
+    s = CREATE("counter", "{\"clock\":\"test\"}");
     CHECK_OK(rk_store_send(s, "\"increment\"")); /* before: not delivered */
     CHECK_OK(rk_store_subscribe_patches(s, record_patch, &r, &token));
     CHECK(r.calls == 0);
@@ -657,7 +660,7 @@ static void *send_toggles(void *arg) {
 }
 
 static void test_threads(void) {
-    rk_store *s = CREATE("todos", TODOS_3);
+    rk_store *s;
     follower f = {NULL, 0, 0, 0, 0, NULL};
     pthread_t threads[3];
     sender work = {NULL, 0};
@@ -665,6 +668,7 @@ static void test_threads(void) {
     char *first, *state;
     int i, failed = 0;
     TEST("patch subscribers and rk_store_patch with several sending threads");
+    s = CREATE("todos", TODOS_3);
     CHECK_OK(rk_store_send(s, "{\"addTodo\":{\"title\":\"4\"}}"));
     CHECK_OK(rk_store_send(s, "{\"addTodo\":{\"title\":\"5\"}}"));
     first = get(s, "", &v);
@@ -697,7 +701,8 @@ static void test_threads(void) {
     rk_store_destroy(s);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+    rk_t_select(argc, argv);
     rk_t_watchdog(120);
     test_get();
     test_patch();

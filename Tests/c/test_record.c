@@ -795,7 +795,8 @@ static void test_errors(void) {
     }
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+    rk_t_select(argc, argv);
     rk_t_watchdog(120);
     if (mkdtemp(tmpdir) == NULL) {
         perror("mkdtemp");

@@ -110,12 +110,13 @@ static const char *state_string(rk_store *store, const char *key, char *buf, siz
 /* ---- The queue and its fd ------------------------------------------------------------ */
 
 static void test_queue_round_trip(void) {
-    rk_store *s = CREATE("counter", PROVIDE_FACT_RECORDED);
+    rk_store *s;
     int fd = -1, fd2 = -2, flags;
     char *json = NULL;
     char fact[256];
     jm_value *events, *log;
     TEST("queued: a request, its fd, rk_store_resolve, the response reduced");
+    s = CREATE("counter", PROVIDE_FACT_RECORDED);
 
     CHECK_OK(rk_store_request_fd(s, &fd));
     CHECK(fd >= 0);
@@ -270,10 +271,11 @@ static void on_request(void *userdata, const char *event_json, size_t len) {
 }
 
 static void test_callback_round_trip(void) {
-    rk_store *s = CREATE("counter", PROVIDE_FACT_TEST_CLOCK);
+    rk_store *s;
     cb_log l;
     int fd = -1;
     TEST("callback: resolved inside the callback, reduced before rk_store_send returns");
+    s = CREATE("counter", PROVIDE_FACT_TEST_CLOCK);
     cb_log_init(&l, s, 1);
     CHECK_OK(rk_store_request_fd(s, &fd));
     CHECK_OK(rk_store_on_request(s, on_request, &l));
@@ -323,13 +325,14 @@ static void *answer_on_thread(void *arg) {
 }
 
 static void test_callback_set_and_removed(void) {
-    rk_store *s = CREATE("counter", PROVIDE_FACT);
+    rk_store *s;
     cb_log l;
     int fd = -1;
     char fact[256];
     pthread_t t;
     answer_job job;
     TEST("callback: queued events go to a new callback first; answers later, from a thread");
+    s = CREATE("counter", PROVIDE_FACT);
     cb_log_init(&l, s, 0);
     CHECK_OK(rk_store_request_fd(s, &fd));
     CHECK_OK(rk_store_send(s, "\"factButtonTapped\""));
@@ -380,11 +383,13 @@ static void test_callback_set_and_removed(void) {
 /* ---- rk_store_fail ------------------------------------------------------------------- */
 
 static void test_fail(void) {
-    rk_store *c = CREATE("counter", PROVIDE_FACT);
-    rk_store *s = CREATE("search", PROVIDE_SEARCH);
+    rk_store *c;
+    rk_store *s;
     char fact[256], *before;
     uint64_t version;
     TEST("rk_store_fail: the effect's call throws");
+    c = CREATE("counter", PROVIDE_FACT);
+    s = CREATE("search", PROVIDE_SEARCH);
 
     /* counter catches the error and shows it as the fact. */
     CHECK_OK(rk_store_send(c, "{\"setCount\":5}"));
@@ -526,11 +531,12 @@ static void test_features_list_requests(void) {
 /* ---- Idle, clock, cancellation ------------------------------------------------------- */
 
 static void test_clock_idle_and_cancellation(void) {
-    rk_store *s = CREATE("search", PROVIDE_SEARCH);
+    rk_store *s;
     int fd = -1;
     char *before;
     uint64_t version;
     TEST("test clock: requests after the debounce; settles while pending; cancellations");
+    s = CREATE("search", PROVIDE_SEARCH);
     CHECK_OK(rk_store_request_fd(s, &fd));
     CHECK_OK(rk_store_send(s, "{\"queryChanged\":\"sw\"}"));
     CHECK_OK(rk_store_advance_clock(s, 299));
@@ -598,12 +604,13 @@ static void test_clock_idle_and_cancellation(void) {
 /* ---- Destroy with requests pending --------------------------------------------------- */
 
 static void test_destroy_with_pending(void) {
-    rk_store *s = CREATE("counter", PROVIDE_FACT);
+    rk_store *s;
     rk_store *q;
     cb_log l;
     char *json = NULL;
     int fd = -1, i, cancelled_in_order = 1;
     TEST("destroy with requests pending: cancellations before it returns, no callback after");
+    s = CREATE("counter", PROVIDE_FACT);
     cb_log_init(&l, s, 0);
     CHECK_OK(rk_store_on_request(s, on_request, &l));
     for (i = 0; i < 3; i++) CHECK_OK(rk_store_send(s, "\"factButtonTapped\""));
@@ -827,15 +834,9 @@ static void *keep_asking(void *arg) {
     }
 }
 
-static void test_more_callback_rules(void) {
+static void test_destroy_inside_callback(void) {
     inner in;
-    rk_store *s;
-    cb_log l;
-    swapper sw;
-    pthread_t t;
-    int i, rounds = rk_t_under_valgrind() ? 5 : 50;
     char fact[128];
-    jm_value *events;
     TEST("destroy from inside a request callback; answers from a state subscriber");
     memset(&in, 0, sizeof in);
     in.store = CREATE("counter", PROVIDE_FACT);
@@ -865,7 +866,11 @@ static void test_more_callback_rules(void) {
         CHECK_OK(rk_store_unsubscribe(in.store, token));
     }
     rk_store_destroy(in.store);
+}
 
+static void test_cancellation_on_cancelling_thread(void) {
+    rk_store *s;
+    cb_log l;
     TEST("a cancellation is delivered on the thread that cancels, before its send returns");
     s = CREATE("search", PROVIDE_SEARCH);
     cb_log_init(&l, s, 0);
@@ -879,7 +884,12 @@ static void test_more_callback_rules(void) {
     CHECK_MSG(l.on_caller_thread == 1, "delivered on the sending thread");
     rk_store_destroy(s);
     pthread_mutex_destroy(&l.mu);
+}
 
+static void test_many_requests_queued(void) {
+    rk_store *s;
+    int i;
+    jm_value *events;
     TEST("many requests queued: one readable fd, all taken in order");
     s = CREATE("counter", PROVIDE_FACT);
     for (i = 0; i < 1000; i++) rk_store_send(s, "\"factButtonTapped\"");
@@ -899,7 +909,12 @@ static void test_more_callback_rules(void) {
     CHECK(effects_of(s) == 0);
     CHECK(rk_t_version(s) == 2000);
     rk_store_destroy(s);
+}
 
+static void test_replaced_callback(void) {
+    swapper sw;
+    pthread_t t;
+    int i, rounds = rk_t_under_valgrind() ? 5 : 50;
     TEST("a replaced callback is not called after rk_store_on_request returns");
     memset(&sw, 0, sizeof sw);
     pthread_mutex_init(&sw.mu, NULL);
@@ -1679,7 +1694,8 @@ static void test_reliability(void) {
     free(jobs);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+    rk_t_select(argc, argv);
     rk_t_watchdog(300);
     test_queue_round_trip();
     test_callback_round_trip();
@@ -1689,7 +1705,10 @@ int main(void) {
     test_features_list_requests();
     test_clock_idle_and_cancellation();
     test_destroy_with_pending();
-    test_more_callback_rules();
+    test_destroy_inside_callback();
+    test_cancellation_on_cancelling_thread();
+    test_many_requests_queued();
+    test_replaced_callback();
     test_hostile_responses();
     test_callback_removed_while_flushing();
     test_answers_reduced_in_order();

@@ -23,10 +23,8 @@ static void expect_refused(const char *text, rk_status status, const char *fragm
     CHECK(strcmp(normal, "untouched") == 0 && len == 7); /* out-parameters untouched */
 }
 
-static void test_scenario_parse(void) {
-    char *normal = NULL;
-    size_t len = 0;
-    puts("-- rk_scenario_parse: the issue's files are refused, saying where and what");
+static void test_scenario_parse_refuses(void) {
+    TEST("rk_scenario_parse: the issue's files are refused, saying where and what");
     expect_refused("{\"name\":\"x\",\"feature\":\"counter\",\"steps\":[{\"advance_ms\\u0000\":1}]}",
                    RK_ERR_INVALID_ARGUMENT,
                    "malformed step at $.steps[0]: a step has exactly one of send, receive, advance_ms");
@@ -63,8 +61,12 @@ static void test_scenario_parse(void) {
         deep[n] = '\0';
         expect_refused(deep, RK_ERR_JSON, "nested deeper than 516 levels");
     }
+}
 
-    puts("-- rk_scenario_parse: the normal form");
+static void test_scenario_parse_normal_form(void) {
+    char *normal = NULL;
+    size_t len = 0;
+    TEST("rk_scenario_parse: the normal form");
     CHECK_OK(parse("{\"steps\":[{\"state\":null,\"send\":\"increment\"},{\"advance_ms\":1.0},"
                    "{\"advance_ms\":9223372036854775807},{\"message\":\"m\",\"fail\":18446744073709551615}],"
                    "\"feature\":\"counter\",\"name\":\"n\",\"final_state\":null}",
@@ -82,8 +84,12 @@ static void test_scenario_parse(void) {
         rk_free(normal);
         normal = NULL;
     }
+}
 
-    puts("-- rk_scenario_parse: NULL arguments");
+static void test_scenario_parse_null_arguments(void) {
+    char *normal = NULL;
+    size_t len = 0;
+    TEST("rk_scenario_parse: NULL arguments");
     CHECK_STATUS(rk_scenario_parse(NULL, 0, &normal, &len), RK_ERR_INVALID_ARGUMENT);
     CHECK_STATUS(rk_scenario_parse("{}", 2, NULL, &len), RK_ERR_INVALID_ARGUMENT);
     CHECK(normal == NULL);
@@ -101,7 +107,7 @@ static char *match(const char *expected, const char *actual, int *equal) {
 static void test_json_match(void) {
     int equal = -1;
     char *diff;
-    puts("-- rk_json_match: the format's rule");
+    TEST("rk_json_match: the format's rule");
     diff = match("{\"total\":500}", "{\"coupon\":null,\"total\":500}", &equal);
     CHECK(equal == 1 && diff == NULL); /* a null member equals an absent one */
     diff = match("[1,{\"a\":2.0}]", "[1.0,{\"a\":2}]", &equal);
@@ -118,9 +124,11 @@ static void test_json_match(void) {
     /* out_diff may be NULL. */
     CHECK_OK(rk_json_match("1", 1, "2", 1, &equal, NULL, NULL));
     CHECK(equal == 0);
+}
 
-    puts("-- rk_json_match: errors");
-    equal = -1;
+static void test_json_match_errors(void) {
+    int equal = -1;
+    TEST("rk_json_match: errors");
     CHECK_STATUS(rk_json_match("{", 1, "1", 1, &equal, NULL, NULL), RK_ERR_JSON);
     CHECK_CONTAINS(rk_last_error(), "expected: ");
     CHECK_STATUS(rk_json_match("1", 1, "[", 1, &equal, NULL, NULL), RK_ERR_JSON);
@@ -138,7 +146,7 @@ static void test_json_mini(void) {
     jm_value *v;
     uint64_t u = 0;
     int64_t s = 0;
-    puts("-- json_mini: keys holding U+0000, duplicate keys, exact integers");
+    TEST("json_mini: keys holding U+0000, duplicate keys, exact integers");
     v = jm_parse("{\"send\\u0000x\":1,\"send\":2}", 26, err, sizeof err);
     CHECK(v != NULL);
     CHECK(jm_get(v, "send") != NULL && strcmp(jm_get(v, "send")->text, "2") == 0);
@@ -166,10 +174,14 @@ static void test_json_mini(void) {
     jm_free(v);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+    rk_t_select(argc, argv);
     rk_t_watchdog(60);
-    test_scenario_parse();
+    test_scenario_parse_refuses();
+    test_scenario_parse_normal_form();
+    test_scenario_parse_null_arguments();
     test_json_match();
+    test_json_match_errors();
     test_json_mini();
     RK_TEST_EXIT();
 }

@@ -1,5 +1,5 @@
 // libFuzzer harness for the JSON parser and the two codecs, compiled together with the
-// ReducerKitWire sources (so it reaches their internals; see the Makefile's `fuzz` target).
+// ReducerKitWire sources (so it reaches their internals; see scripts/fuzz.sh).
 //
 // For any input: parsing either fails with an error whose offset, line and column lie inside
 // the input, or gives a value that writes back to text which parses to the same value, the
