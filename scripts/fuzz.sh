@@ -19,17 +19,25 @@ mkdir -p "$out/shims"
 
 # The JSON parser and codec harness is compiled together with the ReducerKitWire sources (it
 # reaches their internals), with AddressSanitizer and libFuzzer; rebuilt when a source changed.
+# ReducerKitPlatform (the lock vocabulary Wire imports, `package` access) is compiled first as its
+# own module, in the same package.
 wire_sources=$(find Sources/ReducerKitWire -name '*.swift' | sort)
-if [ ! -x "$out/fuzz_json" ] || [ -n "$(find $wire_sources Tests/fuzz/fuzz_json.swift Sources/CReducerKitShims \
-     -newer "$out/fuzz_json" -print -quit)" ]; then
+platform_sources=$(find Sources/ReducerKitPlatform -name '*.swift' | sort)
+if [ ! -x "$out/fuzz_json" ] || [ -n "$(find $wire_sources $platform_sources Tests/fuzz/fuzz_json.swift \
+     Sources/CReducerKitShims -newer "$out/fuzz_json" -print -quit)" ]; then
   printf 'module CReducerKitShims {\n  header "%s"\n  export *\n}\n' \
     "$ROOT/Sources/CReducerKitShims/include/CReducerKitShims.h" > "$out/shims/module.modulemap"
   clang -c -g -O1 -fsanitize=fuzzer-no-link,address -ISources/CReducerKitShims/include \
     Sources/CReducerKitShims/shims.c -o "$out/shims.o"
+  mkdir -p "$out/platform"
   # shellcheck disable=SC2086  # one argument per source
-  "$SWIFTC" -O -g -swift-version 6 -sanitize=fuzzer,address -parse-as-library -use-ld=lld \
-    -module-name ReducerKitWireFuzz -I "$out/shims" $wire_sources Tests/fuzz/fuzz_json.swift \
-    "$out/shims.o" -o "$out/fuzz_json"
+  "$SWIFTC" -O -g -swift-version 6 -sanitize=address -parse-as-library -wmo -package-name ReducerKit \
+    -module-name ReducerKitPlatform -emit-module -emit-module-path "$out/platform/ReducerKitPlatform.swiftmodule" \
+    -c $platform_sources -o "$out/platform.o"
+  # shellcheck disable=SC2086  # one argument per source
+  "$SWIFTC" -O -g -swift-version 6 -sanitize=fuzzer,address -parse-as-library -use-ld=lld -package-name ReducerKit \
+    -module-name ReducerKitWireFuzz -I "$out/shims" -I "$out/platform" $wire_sources Tests/fuzz/fuzz_json.swift \
+    "$out/shims.o" "$out/platform.o" -o "$out/fuzz_json"
 fi
 
 # The C harnesses drive the library built with ASan and coverage.
