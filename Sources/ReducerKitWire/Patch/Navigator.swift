@@ -9,6 +9,7 @@ package enum Navigator {
     var current = _ShapeChild.value(root)
     var index = 0
     var unwrapped = 0
+    let finder = _ChildFinder()
     while index < segments.count {
       let segment = segments[index]
       // Rendered only for an error (rendering it on every step would be quadratic).
@@ -16,8 +17,8 @@ package enum Navigator {
       guard case let .value(value) = current else {
         throw missing(segments, index, "\(valueAt(parent)) is null")
       }
-      if let diffable = value as? any _PatchDiffable {
-        switch diffable._child(at: segment) {
+      if let diffable = _diffableType(of: value) {
+        switch diffable._child(of: value, at: segment) {
         case let .found(child):
           current = child
           index += 1
@@ -27,6 +28,13 @@ package enum Navigator {
         case .missingKey:
           throw missing(segments, index, "the object \(at(parent)) has no key \(WireQuote.bounded(segment))")
         }
+      }
+      // A struct's member or an array's element, found without recording its siblings;
+      // anything else (missing, a wrapper, a scalar, opaque) by the shape below.
+      if let child = finder.find(segment, in: value) {
+        current = child
+        index += 1
+        continue
       }
       switch _Shape.of(value) {
       case let .keyed(members):
@@ -63,11 +71,21 @@ package enum Navigator {
         }
       }
     }
-    var writer = PatchWriter()
-    writer.path = Array(JSONPointer.render(segments).utf8)
-    try writer.append(current)
+    var writer = PatchWriter(pool: unusedPool)
+    do {
+      try writer.append(current)
+    } catch {
+      // The path is rendered for the message only: the same append again, with it.
+      writer = PatchWriter(pool: unusedPool)
+      writer.path = Array(JSONPointer.render(segments).utf8)
+      try writer.append(current)
+    }
     return writer.out
   }
+
+  /// The writer's pool: `append` records no shapes, so one empty pool serves every call
+  /// (never used, so shared across threads safely).
+  nonisolated(unsafe) private static let unusedPool = _ShapePool()
 
   static func at(_ pointer: String) -> String {
     pointer.isEmpty ? "at the root" : "at \(WireQuote.bounded(pointer))"
@@ -117,4 +135,225 @@ extension JSONValue {
     case .object: return "an object"
     }
   }
+}
+
+/// The collections that find their own children (`_PatchDiffable`), by type. A protocol
+/// cast looks through the runtime's conformance tables every time (~1,500 instructions, one
+/// per step of a pointer); this is a dictionary lookup. Under the codec's tables lock.
+nonisolated(unsafe) private var _diffableTypes: [ObjectIdentifier: (any _PatchDiffable.Type)?] = [:]
+
+/// `value`'s type as a `_PatchDiffable` type, or nil.
+func _diffableType(of value: any Encodable) -> (any _PatchDiffable.Type)? {
+  let type = type(of: value)
+  let id = ObjectIdentifier(type)
+  if let known = _withWireTables({ _diffableTypes[id] }) { return known }
+  let diffable = type as? any _PatchDiffable.Type
+  _withWireTables { _diffableTypes[id] = diffable }
+  return diffable
+}
+
+extension _PatchDiffable {
+  /// `value`'s child at `segment` (`value` is of this type).
+  static func _child(of value: any Encodable, at segment: String) -> _PointerStep {
+    _load(value, as: Self.self)._child(at: segment)
+  }
+}
+
+/// The `Encoder` that finds one child of a keyed or unkeyed value: the last member under a
+/// key, or the element at an index, as `_Shape.of` would find it in `.keyed` or `.unkeyed`,
+/// without keeping (or boxing) the others. Used by one `Navigator.json` call at a time.
+final class _ChildFinder: Encoder {
+  enum Kind { case none, keyed, unkeyed, other }
+  var kind = Kind.none
+  /// The segment looked for, and its array index (-1: none).
+  var key = ""
+  var position = -1
+  var found: _ShapeChild?
+  /// Elements seen so far (unkeyed).
+  var count = 0
+
+  /// `value`'s child at `segment` if `value` is a keyed or an unkeyed container that has
+  /// it; nil otherwise (the caller reads its shape instead).
+  func find(_ segment: String, in value: any Encodable) -> _ShapeChild? {
+    kind = .none
+    key = segment
+    position = JSONPointer.arrayIndex(segment) ?? -1
+    found = nil
+    count = 0
+    do {
+      try value.encode(to: self)
+    } catch {
+      return nil
+    }
+    defer { found = nil }
+    switch kind {
+    case .keyed: return found
+    case .unkeyed: return position >= 0 && position < count ? found : nil
+    case .none, .other: return nil
+    }
+  }
+
+  var codingPath: [any CodingKey] { [] }
+  var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+  /// As `_ShapeRecorder.enter`: another kind of container than the first makes it opaque.
+  func enter(_ next: Kind) {
+    if kind == .none {
+      kind = next
+    } else if kind != next {
+      kind = .other
+    }
+  }
+
+  func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+    enter(.keyed)
+    return KeyedEncodingContainer(_FinderKeyed<Key>(finder: self))
+  }
+
+  func unkeyedContainer() -> any UnkeyedEncodingContainer {
+    enter(.unkeyed)
+    return _FinderUnkeyed(finder: self)
+  }
+
+  func singleValueContainer() -> any SingleValueEncodingContainer {
+    _FinderSingle(finder: self)
+  }
+
+  /// An element: kept if it is the one looked for.
+  func element(_ child: @autoclosure () -> _ShapeChild) {
+    if count == position { found = child() }
+    count += 1
+  }
+}
+
+struct _FinderKeyed<Key: CodingKey>: KeyedEncodingContainerProtocol {
+  let finder: _ChildFinder
+  var codingPath: [any CodingKey] { [] }
+
+  /// Keeps the member if it is under the key looked for (a later one replaces it, as
+  /// `members.last(where:)` finds the last).
+  func add(_ key: Key, _ child: @autoclosure () -> _ShapeChild) {
+    if key.stringValue == finder.key { finder.found = child() }
+  }
+
+  mutating func encodeNil(forKey key: Key) throws { add(key, .null) }
+  mutating func encode(_ value: Bool, forKey key: Key) throws { add(key, .value(value)) }
+  mutating func encode(_ value: String, forKey key: Key) throws { add(key, .value(value)) }
+  mutating func encode(_ value: Double, forKey key: Key) throws { add(key, .value(value)) }
+  mutating func encode(_ value: Float, forKey key: Key) throws { add(key, .value(value)) }
+  mutating func encode(_ value: Int, forKey key: Key) throws { add(key, .value(value)) }
+  mutating func encode(_ value: Int8, forKey key: Key) throws { add(key, .value(value)) }
+  mutating func encode(_ value: Int16, forKey key: Key) throws { add(key, .value(value)) }
+  mutating func encode(_ value: Int32, forKey key: Key) throws { add(key, .value(value)) }
+  mutating func encode(_ value: Int64, forKey key: Key) throws { add(key, .value(value)) }
+  mutating func encode(_ value: UInt, forKey key: Key) throws { add(key, .value(value)) }
+  mutating func encode(_ value: UInt8, forKey key: Key) throws { add(key, .value(value)) }
+  mutating func encode(_ value: UInt16, forKey key: Key) throws { add(key, .value(value)) }
+  mutating func encode(_ value: UInt32, forKey key: Key) throws { add(key, .value(value)) }
+  mutating func encode(_ value: UInt64, forKey key: Key) throws { add(key, .value(value)) }
+  mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws { add(key, .value(value)) }
+
+  // `nil` is `null`, as in `_ShapeKeyed`.
+  mutating func encodeIfPresent(_ value: Bool?, forKey key: Key) throws { add(key, value.map { .value($0) } ?? .null) }
+  mutating func encodeIfPresent(_ value: String?, forKey key: Key) throws { add(key, value.map { .value($0) } ?? .null) }
+  mutating func encodeIfPresent(_ value: Double?, forKey key: Key) throws { add(key, value.map { .value($0) } ?? .null) }
+  mutating func encodeIfPresent(_ value: Float?, forKey key: Key) throws { add(key, value.map { .value($0) } ?? .null) }
+  mutating func encodeIfPresent(_ value: Int?, forKey key: Key) throws { add(key, value.map { .value($0) } ?? .null) }
+  mutating func encodeIfPresent(_ value: Int8?, forKey key: Key) throws { add(key, value.map { .value($0) } ?? .null) }
+  mutating func encodeIfPresent(_ value: Int16?, forKey key: Key) throws { add(key, value.map { .value($0) } ?? .null) }
+  mutating func encodeIfPresent(_ value: Int32?, forKey key: Key) throws { add(key, value.map { .value($0) } ?? .null) }
+  mutating func encodeIfPresent(_ value: Int64?, forKey key: Key) throws { add(key, value.map { .value($0) } ?? .null) }
+  mutating func encodeIfPresent(_ value: UInt?, forKey key: Key) throws { add(key, value.map { .value($0) } ?? .null) }
+  mutating func encodeIfPresent(_ value: UInt8?, forKey key: Key) throws { add(key, value.map { .value($0) } ?? .null) }
+  mutating func encodeIfPresent(_ value: UInt16?, forKey key: Key) throws { add(key, value.map { .value($0) } ?? .null) }
+  mutating func encodeIfPresent(_ value: UInt32?, forKey key: Key) throws { add(key, value.map { .value($0) } ?? .null) }
+  mutating func encodeIfPresent(_ value: UInt64?, forKey key: Key) throws { add(key, value.map { .value($0) } ?? .null) }
+  mutating func encodeIfPresent<T: Encodable>(_ value: T?, forKey key: Key) throws {
+    add(key, value.map { .value($0) } ?? .null)
+  }
+
+  // Nested containers and super encoders: opaque, as for `_ShapeKeyed` (what is written into
+  // them goes nowhere).
+  mutating func nestedContainer<NestedKey: CodingKey>(
+    keyedBy keyType: NestedKey.Type, forKey key: Key
+  ) -> KeyedEncodingContainer<NestedKey> {
+    finder.kind = .other
+    return KeyedEncodingContainer(_ShapeKeyed<NestedKey>(recorder: _ShapeRecorder()))
+  }
+
+  mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
+    finder.kind = .other
+    return _ShapeUnkeyed(recorder: _ShapeRecorder())
+  }
+
+  mutating func superEncoder() -> any Encoder {
+    finder.kind = .other
+    return _ShapeRecorder()
+  }
+
+  mutating func superEncoder(forKey key: Key) -> any Encoder {
+    finder.kind = .other
+    return _ShapeRecorder()
+  }
+}
+
+struct _FinderUnkeyed: UnkeyedEncodingContainer {
+  let finder: _ChildFinder
+  var codingPath: [any CodingKey] { [] }
+  var count: Int { finder.count }
+
+  mutating func encodeNil() throws { finder.element(.null) }
+  mutating func encode(_ value: Bool) throws { finder.element(.value(value)) }
+  mutating func encode(_ value: String) throws { finder.element(.value(value)) }
+  mutating func encode(_ value: Double) throws { finder.element(.value(value)) }
+  mutating func encode(_ value: Float) throws { finder.element(.value(value)) }
+  mutating func encode(_ value: Int) throws { finder.element(.value(value)) }
+  mutating func encode(_ value: Int8) throws { finder.element(.value(value)) }
+  mutating func encode(_ value: Int16) throws { finder.element(.value(value)) }
+  mutating func encode(_ value: Int32) throws { finder.element(.value(value)) }
+  mutating func encode(_ value: Int64) throws { finder.element(.value(value)) }
+  mutating func encode(_ value: UInt) throws { finder.element(.value(value)) }
+  mutating func encode(_ value: UInt8) throws { finder.element(.value(value)) }
+  mutating func encode(_ value: UInt16) throws { finder.element(.value(value)) }
+  mutating func encode(_ value: UInt32) throws { finder.element(.value(value)) }
+  mutating func encode(_ value: UInt64) throws { finder.element(.value(value)) }
+  mutating func encode<T: Encodable>(_ value: T) throws { finder.element(.value(value)) }
+
+  mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+    finder.kind = .other
+    return KeyedEncodingContainer(_ShapeKeyed<NestedKey>(recorder: _ShapeRecorder()))
+  }
+
+  mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
+    finder.kind = .other
+    return _ShapeUnkeyed(recorder: _ShapeRecorder())
+  }
+
+  mutating func superEncoder() -> any Encoder {
+    finder.kind = .other
+    return _ShapeRecorder()
+  }
+}
+
+/// A single value written: the finder leaves wrappers and scalars to `_Shape.of`.
+struct _FinderSingle: SingleValueEncodingContainer {
+  let finder: _ChildFinder
+  var codingPath: [any CodingKey] { [] }
+
+  mutating func encodeNil() throws { finder.kind = .other }
+  mutating func encode(_ value: Bool) throws { finder.kind = .other }
+  mutating func encode(_ value: String) throws { finder.kind = .other }
+  mutating func encode(_ value: Double) throws { finder.kind = .other }
+  mutating func encode(_ value: Float) throws { finder.kind = .other }
+  mutating func encode(_ value: Int) throws { finder.kind = .other }
+  mutating func encode(_ value: Int8) throws { finder.kind = .other }
+  mutating func encode(_ value: Int16) throws { finder.kind = .other }
+  mutating func encode(_ value: Int32) throws { finder.kind = .other }
+  mutating func encode(_ value: Int64) throws { finder.kind = .other }
+  mutating func encode(_ value: UInt) throws { finder.kind = .other }
+  mutating func encode(_ value: UInt8) throws { finder.kind = .other }
+  mutating func encode(_ value: UInt16) throws { finder.kind = .other }
+  mutating func encode(_ value: UInt32) throws { finder.kind = .other }
+  mutating func encode(_ value: UInt64) throws { finder.kind = .other }
+  mutating func encode<T: Encodable>(_ value: T) throws { finder.kind = .other }
 }
