@@ -195,6 +195,7 @@ bench: lib $(BUILD)/bench/c_bench
 	$(SWIFT) run -c release $(SWIFT_TRAITS) --scratch-path .build-bench reducerkit-bench
 	$(BUILD)/bench/c_bench
 	$(RUN_PY) benchmarks/python/bench.py
+	$(RUN_PY) benchmarks/python/snapshots.py $(addprefix --scoreboard ,$(wildcard examples/custom-feature/.build/release/libscoreboard.so))
 	$(MAKE) --no-print-directory bench-scaling
 
 # Observation cost against state size (C and Python, pydux beside them): prints the table and

@@ -1,4 +1,4 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.2
 import PackageDescription
 
 let package = Package(
@@ -95,7 +95,7 @@ let package = Package(
         "ReducerKit", "ReducerKitTesting", "ReducerKitTestSupport",
       ]
     ),
-    .testTarget(name: "ReducerKitPlatformTests", dependencies: ["ReducerKitPlatform"]),
+    .testTarget(name: "ReducerKitPlatformTests", dependencies: ["ReducerKitPlatform", "ReducerKitTestSupport"]),
     .testTarget(name: "ReducerKitWireTests", dependencies: ["ReducerKitWire", "ReducerKitTestSupport"]),
     .testTarget(
       name: "ReducerKitHostTests",
@@ -113,3 +113,13 @@ let package = Package(
   swiftLanguageModes: [.v6]
 )
 
+// Warnings are errors in every library target (the tests and the executables keep them as
+// warnings). A setting, not an unsafe flag, so the package stays usable as a versioned
+// dependency: SwiftPM drops warning settings when it builds a package fetched by URL.
+for target in package.targets where target.type == .regular {
+  if target.name.hasPrefix("C") {
+    target.cSettings = (target.cSettings ?? []) + [.treatAllWarnings(as: .error)]
+  } else {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.treatAllWarnings(as: .error)]
+  }
+}

@@ -87,7 +87,7 @@ private struct HandleTable {
   }
 }
 
-private let handles = Locked(HandleTable())
+private let handles = LockedValue(HandleTable())
 
 private func lookup(_ store: OpaquePointer?) throws(HostError) -> HostStoreBox {
   guard let store else { throw HostError(.invalidArgument, "store is NULL") }
@@ -100,7 +100,7 @@ private func lookup(_ store: OpaquePointer?) throws(HostError) -> HostStoreBox {
 }
 
 /// Stores of a parent process destroyed in a fork child: never released (see rk_store_destroy).
-private let forkedAway = Locked<[HostStoreBox]>([])
+private let forkedAway = LockedValue<[HostStoreBox]>([])
 
 /// A store made before this process was forked: its effects' threads are not in the child.
 private func forkedStoreError(_ store: OpaquePointer) -> HostError {

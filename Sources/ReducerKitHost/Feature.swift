@@ -190,8 +190,8 @@ package func featureSchemas<State: Decodable, Action: Decodable>(
 
 /// The features this library exposes, by name.
 public enum FeatureRegistry {
-  private static let features = Locked<[String: Feature]>([:])
-  private static let order = Locked<[String]>([])
+  private static let features = LockedValue<[String: Feature]>([:])
+  private static let order = LockedValue<[String]>([])
 
   /// Adds features (a later feature with the same name replaces the earlier one).
   public static func register(_ newFeatures: Feature...) {

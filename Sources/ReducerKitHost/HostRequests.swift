@@ -97,8 +97,8 @@ struct RequestOutcomes {
 package final class HostRequests: @unchecked Sendable {
   // Safe: every `var` below is read and written only while holding `monitor`.
   /// Made on first use: a store whose effects never call the host pays nothing for it.
-  private let lazyMonitor = AtomicLazyReference<_HostMonitor>()
-  private var monitor: _HostMonitor { lazyMonitor.load() ?? lazyMonitor.storeIfNil(_HostMonitor()) }
+  private let lazyMonitor = AtomicLazyReference<Condition>()
+  private var monitor: Condition { lazyMonitor.load() ?? lazyMonitor.storeIfNil(Condition()) }
   private var pending: [UInt64: PendingRequest] = [:]
   private var outcomes = RequestOutcomes()
   /// Queued events, oldest first.
@@ -390,7 +390,7 @@ package final class HostRequests: @unchecked Sendable {
   /// Whether the calling thread is inside a request callback of this store (the effect that
   /// made the request counts as running until the callback returns).
   @usableFromInline package var isCallingBackOnCurrentThread: Bool {
-    let me = _hostThreadID()
+    let me = currentThreadID()
     monitor.lock()
     defer { monitor.unlock() }
     return inFlight.values.contains { $0.thread == me }
@@ -490,7 +490,7 @@ package final class HostRequests: @unchecked Sendable {
     _ callback: (sink: RequestSink, generation: UInt64)
   ) -> (RequestSink, UInt64) {
     nextToken += 1
-    inFlight[nextToken] = (_hostThreadID(), callback.generation)
+    inFlight[nextToken] = (currentThreadID(), callback.generation)
     return (callback.sink, nextToken)
   }
 
@@ -519,7 +519,7 @@ package final class HostRequests: @unchecked Sendable {
   /// Not from inside a callback: there, waiting could wait on a thread that waits on this one.
   private func waitForCallbacks(_ matches: ((thread: UInt, generation: UInt64)) -> Bool) {
     guard !_HostCallbackScope.isInside else { return }
-    let me = _hostThreadID()
+    let me = currentThreadID()
     waiters += 1
     while inFlight.values.contains(where: { $0.thread != me && matches($0) }) { monitor.wait() }
     waiters -= 1
@@ -584,15 +584,5 @@ private func Glibc_close(_ fd: Int32) -> Int32 {
     return Glibc.close(fd)
   #else
     return Darwin.close(fd)
-  #endif
-}
-
-/// An identifier of the calling OS thread.
-@inline(__always)
-func _hostThreadID() -> UInt {
-  #if canImport(Darwin)
-    return UInt(bitPattern: pthread_self())
-  #else
-    return UInt(pthread_self())
   #endif
 }

@@ -97,7 +97,7 @@ package enum HostAction<Action: Sendable>: Sendable {
 /// is encoded at most once. The bytes end with a NUL (for callbacks), not counted in `count`.
 @usableFromInline
 package final class StateJSONCache: Sendable {
-  private let entry = Locked<(version: UInt64, json: [UInt8])?>(nil)
+  private let entry = LockedValue<(version: UInt64, json: [UInt8])?>(nil)
 
   @usableFromInline package init() {}
 
@@ -131,7 +131,7 @@ package final class StateJSONCache: Sendable {
 /// The log behind `rk_store_take_actions`: each reduced action with the state after it.
 @usableFromInline
 package final class ActionLog: Sendable {
-  private let entries = Locked<(version: UInt64, json: [UInt8], count: Int)>((0, [], 0))
+  private let entries = LockedValue<(version: UInt64, json: [UInt8], count: Int)>((0, [], 0))
   private let stateCache: StateJSONCache
 
   @usableFromInline package init(stateCache: StateJSONCache) { self.stateCache = stateCache }
@@ -253,7 +253,7 @@ package final class ActionCache<Action: Sendable>: Sendable {
   @usableFromInline package static var slotCount: Int { 256 }
   @usableFromInline package static var maxKeyLength: Int { 96 }
   /// The list (while the table is empty), then the table.
-  @usableFromInline package let cache = Locked<(list: [Entry], table: [Entry?])>(([], []))
+  @usableFromInline package let cache = LockedValue<(list: [Entry], table: [Entry?])>(([], []))
 
   @usableFromInline package init() {}
 
@@ -322,7 +322,7 @@ where R: SendableMetatype, R.State: Codable & Sendable, R.Action: Codable & Send
   @usableFromInline package let store: Store<R.State, HostAction<R.Action>>
   @usableFromInline package let clock: TestClock?
   @usableFromInline package let log: ActionLog?
-  @usableFromInline package typealias Subscriptions = Locked<(next: UInt64, active: [UInt64: StoreSubscription])>
+  @usableFromInline package typealias Subscriptions = LockedValue<(next: UInt64, active: [UInt64: StoreSubscription])>
   /// The host's subscriptions by token (made by the first subscription).
   @usableFromInline package let lazySubscriptions = AtomicLazyReference<Subscriptions>()
   @usableFromInline package let actionCache = ActionCache<R.Action>()

@@ -27,7 +27,7 @@ package final class SessionRecorder: Sendable {
   let testClock: Bool
   /// Whether the host asked for `"record_actions"` too (`rk_store_take_actions`).
   let userRecords: Bool
-  private let book: Locked<Book>
+  private let book: LockedValue<Book>
 
   struct Book {
     /// Each step without its closing brace (an answer may get an `"error"` member later);
@@ -58,7 +58,7 @@ package final class SessionRecorder: Sendable {
     }
     json.append(UInt8(ascii: "}"))
     self.options = json
-    book = Locked(Book(state: initialState))
+    book = LockedValue(Book(state: initialState))
   }
 
   // MARK: The store's table

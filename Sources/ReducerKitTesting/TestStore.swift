@@ -1,7 +1,7 @@
 import CustomDump
 import IssueReporting
 @_exported import ReducerKit
-import Synchronization
+import ReducerKitPlatform
 
 /// An exhaustive test harness for a reducer, like TCA's `TestStore`.
 ///
@@ -399,56 +399,49 @@ final class _Recorder<State, Action>: Sendable {
     var sentState: (State, Int)?
     var received: [(Action, State, Int)] = []
   }
-  private let log: Mutex<_Unchecked<Log>> = Mutex(_Unchecked(Log()))
+  private let log = LockedValue(Log())
 
   func recordSent(_ state: State) {
     log.withLock {
-      $0.value.sequence += 1
-      $0.value.sentState = (state, $0.value.sequence)
+      $0.sequence += 1
+      $0.sentState = (state, $0.sequence)
     }
   }
   func recordReceived(_ action: Action, _ state: State) {
     log.withLock {
-      $0.value.sequence += 1
-      $0.value.received.append((action, state, $0.value.sequence))
+      $0.sequence += 1
+      $0.received.append((action, state, $0.sequence))
     }
   }
   func takeSentState() -> (State, Int)? {
     log.withLock { log in
-      defer { log.value.sentState = nil }
-      return log.value.sentState
+      defer { log.sentState = nil }
+      return log.sentState
     }
   }
-  var unreceivedCount: Int { log.withLock { $0.value.received.count } }
-  func peek() -> (Action, State, Int)? { log.withLock { $0.value.received.first } }
+  var unreceivedCount: Int { log.withLock { $0.received.count } }
+  func peek() -> (Action, State, Int)? { log.withLock { $0.received.first } }
   func popFirst() -> (Action, State, Int)? {
-    log.withLock { $0.value.received.isEmpty ? nil : $0.value.received.removeFirst() }
+    log.withLock { $0.received.isEmpty ? nil : $0.received.removeFirst() }
   }
   func hasMatch(_ isMatching: (Action) -> Bool) -> Bool {
-    log.withLock { $0.value.received.contains { isMatching($0.0) } }
+    log.withLock { $0.received.contains { isMatching($0.0) } }
   }
   func drain() -> [(Action, State, Int)] {
     log.withLock { log in
-      defer { log.value.received.removeAll() }
-      return log.value.received
+      defer { log.received.removeAll() }
+      return log.received
     }
   }
   func describeUnreceived() -> String {
     log.withLock { log in
-      log.value.received.map { action, _, _ in
+      log.received.map { action, _, _ in
         var text = ""
         customDump(action, to: &text, maxDepth: 3)
         return text
       }.joined(separator: ", ")
     }
   }
-}
-
-/// Lets a test store's recorder hold states and actions under a `Mutex`.
-struct _Unchecked<Value>: @unchecked Sendable {
-  // Safe: only ever accessed inside `Mutex.withLock`, so never from two threads at once.
-  var value: Value
-  init(_ value: Value) { self.value = value }
 }
 
 struct _TestReducer<Base: Reducer>: Reducer where Base.Action: Sendable {

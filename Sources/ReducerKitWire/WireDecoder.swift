@@ -79,7 +79,6 @@ public struct WireDecoder: Sendable {
   public func decode<T: Decodable>(_ type: T.Type, from value: JSONValue) throws(WireError) -> T {
     if _wireCodecMode != .fast { return try decodeChecked(type, from: value) }
     let impl = _DecoderImpl(value: value, rootNoun: rootNoun, path: [])
-    defer { impl.finish() }
     do {
       return try impl.unbox(value, as: T.self, base: 0, nested: .none, key: nil, style: .key)
     } catch {

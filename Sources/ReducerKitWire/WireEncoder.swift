@@ -49,7 +49,8 @@ public struct WireEncoder: Sendable {
     if _wireCodecMode != .fast { return try withEncodedBytesChecked(value, body) }
     let impl = _EncoderImpl()
     impl.explicitNulls = explicitNulls
-    defer { impl.finish() }
+    // Its output is read through a pointer below: keep it alive until then.
+    defer { withExtendedLifetime(impl) {} }
     do {
       try impl.encodeRoot(value)
     } catch {

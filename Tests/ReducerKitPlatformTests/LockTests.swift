@@ -8,12 +8,12 @@ import Dispatch
 import Synchronization
 import Testing
 
-/// The store's lock (`_Lock`: an atomic word, sleepers on a condition variable) under
+/// The store's lock (`Lock`: an atomic word, sleepers on a condition variable) under
 /// contention: no update lost, nobody left asleep.
 @Suite struct LockTests {
   final class Counter: @unchecked Sendable {
     // Safe: `value` is touched only while holding `lock` (what the test checks).
-    let lock = _Lock()
+    let lock = Lock()
     var value = 0
   }
 

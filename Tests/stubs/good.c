@@ -21,6 +21,11 @@ static int state_is(rk_store *store, const char *expected) {
 
 int main(void) {
     rk_store *store = NULL;
+    char message[256];
+    /* The generated create function: the library's feature has the header's schema. */
+    CHECK(counter_store_create("{\"clock\": \"test\"}", &store, message, sizeof message) == RK_OK);
+    rk_store_destroy(store);
+    store = NULL;
     CHECK(rk_store_create(COUNTER_FEATURE, "{\"clock\": \"test\"}", &store) == RK_OK);
     CHECK(counter_send_increment(store) == RK_OK);
     CHECK(counter_send_set_count(store, -42) == RK_OK);

@@ -79,8 +79,8 @@ def main() -> None:
     state_schema = fixture[0]["state_schema"]
     assert list(h.HNXUe9IncludeXState.__annotations__) == list(state_schema["properties"])
     assert h.HNXUe9IncludeXState.__required_keys__ == frozenset(state_schema["required"])
-    assert typing.get_origin(hostile_3_types.TestStore) is Store
-    assert typing.get_origin(hostile_3_types.TestTestStore) is TestStore
+    assert issubclass(hostile_3_types.TestStore, Store)
+    assert issubclass(hostile_3_types.TestTestStore, TestStore)
     assert hostile_2_types.TypedDict2.__annotations__ == {"dict": int}
     assert hostile_4_types.FEATURE2.__annotations__ == {"EATURE": str}
     print(f"hostile Python stubs: {len(modules)} modules, {len(actions) + len(others)} typed "

@@ -5,7 +5,8 @@
 # the default settings, has its soname and exports only the header's functions and the
 # registration hook, and drives its feature from C; then runs its scenarios (scenarios/) with the three
 # runners (reducerkit-check, Python's check and pytest plugin, the Swift test target, whose
-# file is the README's "Cross-language testing" test) and checks its typed stubs (stubs/).
+# file is the README's "Cross-language testing" test), restores its saved states (snapshots/,
+# one per state version: migrated 1 -> 2 -> 3) and checks its typed stubs (stubs/).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -98,6 +99,20 @@ python3 -m reducerkit --lib "$lib/libscoreboard.so" check --timeout-ms "$wait_ms
 status=0; python3 -m reducerkit --lib "$lib/libscoreboard.so" check --timeout-ms "$wait_ms" scenarios/wrong/*.wrong.json >"$snippets/wrong.log" || status=$?
 if [ "$status" -ne 1 ]; then
   cat "$snippets/wrong.log"; echo "custom-feature: python -m reducerkit check did not fail the wrong scenario (exit $status)" >&2; exit 1
+fi
+# The saved states (snapshots/, one per state version) still restore with this library, the
+# older ones migrated; one whose migration fails is refused, naming it.
+python3 -m reducerkit --lib "$lib/libscoreboard.so" snapshots check snapshots
+status=0; python3 -m reducerkit --lib "$lib/libscoreboard.so" snapshots check snapshots/wrong >"$snippets/wrong.log" || status=$?
+if [ "$status" -ne 1 ] || ! grep -q 'migration from state_version 1 to 2 failed at "/homeScore"' "$snippets/wrong.log"; then
+  cat "$snippets/wrong.log"; echo "custom-feature: snapshots check did not refuse snapshots/wrong with its migration (exit $status)" >&2; exit 1
+fi
+# The schema gate: from state version 2 (schemas/, as rk_features() listed it) nothing breaks
+# (a field added with a state_version bump); from version 1 the renamed scores break hosts.
+python3 -m reducerkit schema diff schemas/scoreboard-v2.json "$lib/libscoreboard.so"
+status=0; python3 -m reducerkit schema diff schemas/scoreboard-v1.json "$lib/libscoreboard.so" >"$snippets/wrong.log" || status=$?
+if [ "$status" -ne 1 ] || ! grep -q "BREAKING  state /homeScore: field removed" "$snippets/wrong.log"; then
+  cat "$snippets/wrong.log"; echo "custom-feature: schema diff did not flag the renamed scores (exit $status)" >&2; exit 1
 fi
 # The pytest plugin (its pytest11 entry point when the package is installed, else -p).
 plugin=$(python3 -c 'import importlib.metadata as m; print("" if any(e.value == "pytest_reducerkit" for e in m.entry_points(group="pytest11")) else "-p reducerkit.testing.plugin")')

@@ -66,7 +66,7 @@ public struct FunctionReducer<State, Action: Sendable, Environment>: Reducer {
 /// Where a ``FunctionReducer``'s task results go: the owning ``ReduxStore``'s `dispatch`
 /// (set once, when the store is created), else the effect's `send`.
 final class _ReduxDispatcher<Action: Sendable>: Sendable {
-  private let target = _Protected<(@MainActor @Sendable (Action) -> Void)?>(nil)
+  private let target = LockedValue<(@MainActor @Sendable (Action) -> Void)?>(nil)
   var dispatch: (@MainActor @Sendable (Action) -> Void)? { target.withLock { $0 } }
   func set(_ dispatch: @escaping @MainActor @Sendable (Action) -> Void) {
     target.withLock { $0 = dispatch }

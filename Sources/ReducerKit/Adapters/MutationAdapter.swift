@@ -208,9 +208,9 @@ final class _MutationBook<R: MutationReducer>: Sendable {
     var nextID: UInt64 = 0
     var running: [(id: UInt64, action: R.Action)] = []
   }
-  private let book: _Protected<Book>
+  private let book: LockedValue<Book>
 
-  init(latest: R.State) { book = _Protected(Book(latest: latest)) }
+  init(latest: R.State) { book = LockedValue(Book(latest: latest)) }
 
   func setLatest(_ state: R.State) { book.withLock { $0.latest = state } }
   var latest: R.State { book.withLock { $0.latest } }

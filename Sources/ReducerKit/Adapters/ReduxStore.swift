@@ -72,7 +72,7 @@ public final class ReduxStore<State, Action: Sendable, Environment> {
     self.environment = environment
     self.middleware = middleware
     self.automaticallySkipsRepeats = automaticallySkipsRepeats
-    self.mainThread = _currentThreadID()
+    self.mainThread = currentThreadID()
     self.dispatchFunction = makeDispatchFunction()
     functionReducer.dispatcher.set { [weak self] action in self?.dispatch(action) }
   }
@@ -177,7 +177,7 @@ public final class ReduxStore<State, Action: Sendable, Environment> {
     box.storeSubscription = core.subscribe { @Sendable [weak root] state in
       guard let root else { return }
       let state = _UncheckedSendable(state)
-      if _currentThreadID() == mainThread {
+      if currentThreadID() == mainThread {
         MainActor.assumeIsolated { root._receive(state) }
       } else {
         // Someone sent to the core store off the main actor: deliver on the main actor.

@@ -53,11 +53,11 @@ public final class TestClock: Clock, Sendable {
     var cancelledBeforeSleeping: Set<UInt64> = []
   }
 
-  private let state = _Protected(State())
+  private let state = LockedValue(State())
 
   /// Stores created with this clock as a dependency: advancing first lets their running
   /// effects reach the clock, so an `advance` right after a `send` sees the new sleeper.
-  private let attached = _Protected<[WeakRuntime]>([])
+  private let attached = LockedValue<[WeakRuntime]>([])
 
   private struct WeakRuntime {
     weak var runtime: EffectRuntime?
@@ -278,7 +278,7 @@ func _durationLimit(positive: Bool) -> Duration {
 /// A clock whose sleeps return at once (after checking for cancellation), advancing its time.
 public final class ImmediateClock: Clock, Sendable {
   public typealias Instant = TestClock.Instant
-  private let current = _Protected(Instant())
+  private let current = LockedValue(Instant())
 
   /// A clock at instant zero.
   public init() {}

@@ -340,7 +340,7 @@ extension TrackedArray where Element: Equatable {
 @usableFromInline
 final class _IDIndex<ID: Hashable>: @unchecked Sendable {
   // Safe: `generation` and `positions` are read and written only while holding `lock`.
-  @usableFromInline let lock = _Lock()
+  @usableFromInline let lock = Lock()
   @usableFromInline var generation: UInt64
   @usableFromInline var positions: [ID: Int] = [:]
 

@@ -61,7 +61,7 @@ extension DependencyValues {
     public static var live: Self { Self { UUID() } }
     /// `00000000-0000-0000-0000-000000000000`, `…0001`, … in order.
     public static var incrementing: Self {
-      let counter = _Protected<UInt64>(0)
+      let counter = LockedValue<UInt64>(0)
       return Self {
         let value = counter.withLock { value -> UInt64 in
           defer { value += 1 }

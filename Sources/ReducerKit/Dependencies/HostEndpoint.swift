@@ -99,21 +99,9 @@ public struct _EffectWait: Sendable {
   /// that task), so that the answer is never lost silently. Call it on the effect's task.
   public func holdAnswer(report: @escaping @Sendable () -> Void) {
     guard let unit else { return }
-    unit.heldAnswers.withLock { $0.append(report) }
+    unit.holdAnswer(report)
     _heldAnswerCount.add(1, ordering: .relaxed)
   }
-}
-
-/// A mutex and condition variable for host bridges (the host runtime's request table).
-@_spi(Host)
-public final class _HostMonitor: Sendable {
-  private let condition = _Condition()
-  public init() {}
-  public func lock() { condition.lock() }
-  public func unlock() { condition.unlock() }
-  public func broadcast() { condition.broadcast() }
-  /// Waits for a broadcast (the caller holds the lock; wake-ups may be spurious: loop).
-  public func wait() { condition.wait() }
 }
 
 /// Whether the calling thread is running a host callback (a state observer's delivery, or a

@@ -61,7 +61,7 @@ final class ThrottleWindow<Instant: InstantProtocol>: Sendable {
     var lastSent: Instant?
     var hasPending = false
   }
-  private let state = _Protected(State())
+  private let state = LockedValue(State())
 
   func offer(at now: Instant, duration: Instant.Duration, latest: Bool) -> Decision {
     state.withLock { state in

@@ -1,7 +1,7 @@
 import Synchronization
 import ReducerKitPlatform
 
-/// How many host answers effects hold, process-wide (see `EffectRuntime.Unit.heldAnswers`):
+/// How many host answers effects hold, process-wide (see `EffectRuntime.Unit.holdAnswer`):
 /// while 0, sends skip looking for them.
 let _heldAnswerCount = Atomic<Int>(0)
 
@@ -24,15 +24,23 @@ final class EffectRuntime: @unchecked Sendable {
     let taskIdentity: Int
     /// What to do if this task's next action is dropped because the task was cancelled (or
     /// the task ends cancelled before sending one): a host answer it holds reports itself.
-    let heldAnswers = Mutex<[@Sendable () -> Void]>([])
+    /// Made on first use: most effects never hold an answer.
+    private let lazyHeldAnswers = AtomicLazyReference<LockedValue<[@Sendable () -> Void]>>()
     init(runtime: EffectRuntime, taskIdentity: Int) {
       self.runtime = runtime
       self.taskIdentity = taskIdentity
     }
 
+    /// Keeps `report` until the task's next action (see `settleHeldAnswers`).
+    func holdAnswer(_ report: @escaping @Sendable () -> Void) {
+      let heldAnswers = lazyHeldAnswers.load() ?? lazyHeldAnswers.storeIfNil(LockedValue([]))
+      heldAnswers.withLock { $0.append(report) }
+    }
+
     /// The task sent an action (`delivered`) or had it dropped or ended cancelled: held
     /// answers are consumed, or reported.
     func settleHeldAnswers(delivered: Bool) {
+      guard let heldAnswers = lazyHeldAnswers.load() else { return }
       let held = heldAnswers.withLock { held in
         defer { held.removeAll() }
         return held
@@ -82,7 +90,7 @@ final class EffectRuntime: @unchecked Sendable {
     var progress: UInt64 = 0
   }
 
-  private let condition = _Condition()
+  private let condition = Condition()
   private var state = State()
   let dependencies: DependencyValues
   let reportError: @Sendable (EffectError) -> Void

@@ -3,6 +3,6 @@ extension Store {
   /// count of the store that took it). Only right after the store was made, before any send
   /// or subscription: the host runtime calls it while creating the store.
   @_spi(Host) public func _startVersion(at version: UInt64) {
-    _version.store(version, ordering: .relaxed)
+    core.version.store(version, ordering: .relaxed)
   }
 }

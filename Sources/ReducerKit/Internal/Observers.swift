@@ -49,7 +49,7 @@ final class _Observers<State>: @unchecked Sendable {
   // `@exclusivity(unchecked)`: those accesses never overlap (the mutex orders them), so the
   // dynamic exclusivity check would only cost time (~75 instructions per access).
 
-  @usableFromInline let condition = _Condition()
+  @usableFromInline let condition = Condition()
   /// Active subscribers, so a store can skip the work when nobody listens.
   @usableFromInline let count = Atomic<Int>(0)
   @exclusivity(unchecked) @usableFromInline var slots: ContiguousArray<_Subscriber<State>?> = []
@@ -107,7 +107,7 @@ final class _Observers<State>: @unchecked Sendable {
       condition.unlock()
       return
     }
-    deliverer = _currentThreadID()
+    deliverer = currentThreadID()
     while true {
       if !initial.isEmpty {
         let first = initial
@@ -176,7 +176,7 @@ final class _Observers<State>: @unchecked Sendable {
   var activeCount: Int { count.load(ordering: .relaxed) }
 
   private func waitForDeliveryInProgress() {
-    guard deliverer != 0, deliverer != _currentThreadID(), !_DeliveryDepth.isDelivering else {
+    guard deliverer != 0, deliverer != currentThreadID(), !_DeliveryDepth.isDelivering else {
       return
     }
     let started = finished

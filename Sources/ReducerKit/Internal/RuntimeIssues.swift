@@ -3,9 +3,9 @@ import ReducerKitPlatform
 /// without child state, a test clock whose sleepers never settle). Standard error by default;
 /// linking ReducerKitTesting installs a handler that fails the running Swift Testing or XCTest
 /// test.
-/// (A pthread `_Lock`, not `Synchronization.Mutex`: ThreadSanitizer cannot see the latter's
-/// locking on Linux and reported concurrent `TestStore` set-ups as races.)
-private let runtimeIssueLock = _Lock()
+/// (A `Lock`, not `Synchronization.Mutex`: ThreadSanitizer cannot see the latter's locking on
+/// Linux and reported concurrent `TestStore` set-ups as races.)
+private let runtimeIssueLock = Lock()
 // `nonisolated(unsafe)`: read and written only while holding `runtimeIssueLock`.
 nonisolated(unsafe) private var runtimeIssueHandler: (@Sendable (String) -> Void)?
 

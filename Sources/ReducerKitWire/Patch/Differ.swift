@@ -345,7 +345,7 @@ enum _TypeKind {
 
   /// Kinds by type: a short list scanned by identity (cheaper than hashing; a state has
   /// few types).
-  private static let known = Locked<[(ObjectIdentifier, _TypeKind)]>([])
+  private static let known = LockedValue<[(ObjectIdentifier, _TypeKind)]>([])
 
   static func of(_ value: any Encodable) -> _TypeKind {
     let id = ObjectIdentifier(type(of: value))

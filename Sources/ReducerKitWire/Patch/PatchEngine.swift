@@ -44,7 +44,7 @@ package final class PatchEngine<State>: Sendable {
 
   // Inlinable (with the members they use), so they are specialized for the store's state
   // where the store is.
-  @usableFromInline package let history = Locked(History())
+  @usableFromInline package let history = LockedValue(History())
   /// Diffs the base against a newer state and updates the base in place (see Syncer.swift).
   @usableFromInline package let syncer: _Syncer
 

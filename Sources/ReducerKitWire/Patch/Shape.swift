@@ -41,8 +41,8 @@ enum _Shape {
 
 /// Recorders reused from one value to the next within the diffs of one store (the differ
 /// takes one per value it looks into and gives it back when done with its members), so a diff
-/// allocates no recorder, member array or container box per struct. Used under the lock of
-/// the store's patch engine only.
+/// allocates no recorder or member array per struct. Used under the lock of the store's patch
+/// engine only.
 @usableFromInline
 package final class _ShapePool {
   private var free: [_ShapeRecorder] = []
@@ -52,12 +52,7 @@ package final class _ShapePool {
 
   @usableFromInline package init() {}
 
-  deinit {
-    // A pooled recorder's cached container boxes reference it: break those cycles.
-    for recorder in free { recorder.keyedBoxes.removeAll() }
-  }
-
-  func take() -> _ShapeRecorder { free.popLast() ?? _ShapeRecorder(pooled: true) }
+  func take() -> _ShapeRecorder { free.popLast() ?? _ShapeRecorder() }
 
   func give(_ recorder: _ShapeRecorder) {
     recorder.reset()
@@ -90,12 +85,8 @@ final class _ShapeRecorder: Encoder {
   @exclusivity(unchecked) var members: [_Member] = []
   @exclusivity(unchecked) var elements: [_ShapeChild] = []
   @exclusivity(unchecked) var wrapped: _ShapeChild = .null
-  /// A pooled recorder keeps its keyed-container boxes by key type (they reference it: the
-  /// pool drops them when it goes).
-  let pooled: Bool
-  @exclusivity(unchecked) var keyedBoxes: [(type: ObjectIdentifier, box: AnyObject)] = []
 
-  init(pooled: Bool = false) { self.pooled = pooled }
+  init() {}
 
   /// Records `value`'s shape (a recorder records one value between resets).
   func record(_ value: any Encodable) {
@@ -139,16 +130,7 @@ final class _ShapeRecorder: Encoder {
   func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
     enter(.keyed)
     if members.capacity == 0 { members.reserveCapacity(8) }
-    guard pooled, _KeyedEncodingBoxes.canReuse else {
-      return KeyedEncodingContainer(_ShapeKeyed<Key>(recorder: self))
-    }
-    let id = ObjectIdentifier(Key.self)
-    for cached in keyedBoxes where cached.type == id {
-      return _KeyedEncodingBoxes.container(fromBox: cached.box, Key.self)
-    }
-    let container = KeyedEncodingContainer(_ShapeKeyed<Key>(recorder: self))
-    if keyedBoxes.count < 8 { keyedBoxes.append((id, _KeyedEncodingBoxes.box(of: container))) }
-    return container
+    return KeyedEncodingContainer(_ShapeKeyed<Key>(recorder: self))
   }
 
   func unkeyedContainer() -> any UnkeyedEncodingContainer {

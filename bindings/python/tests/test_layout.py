@@ -79,7 +79,7 @@ def test_store_and_test_store_share_one_order() -> None:
     store = list(inspect.signature(Store).parameters)
     test_store = list(inspect.signature(TestStore).parameters)
     shared = [name for name in store if name in test_store]
-    assert shared == ["feature", "initial_state", "clock", "provide", "library"]
+    assert shared == ["feature", "initial_state", "snapshot", "clock", "provide", "library"]
     assert [name for name in test_store if name in store] == shared
 
 
@@ -101,7 +101,8 @@ def _command_modules() -> list[str]:
 
 def test_each_command_is_a_module_that_registers_itself() -> None:
     modules = _command_modules()
-    assert modules == ["check", "features", "fuzz", "record", "run", "stubs", "version"]
+    assert modules == ["check", "features", "fuzz", "record", "run", "schema", "snapshots",
+                       "stubs", "version"]
     parser = reducerkit.cli._parser()
     choices = next(a for a in parser._actions if a.dest == "command").choices
     assert choices is not None and sorted(choices) == modules
@@ -116,6 +117,7 @@ def test_each_command_is_a_module_that_registers_itself() -> None:
     ("record", ["counter"], 1), ("stubs", ["counter"], 1),
     # The commands that give a verdict: 1 only for a failed check.
     ("check", ["."], 2), ("fuzz", ["counter", "--invariant", "json:loads"], 2),
+    ("snapshots", ["check", "."], 2),
 ])
 def test_a_library_that_cannot_be_loaded(command: str, args: list[str], status: int,
                                          tmp_path: Path) -> None:

@@ -1,5 +1,6 @@
-"""Every Python block of the two READMEs (README.md and bindings/python/README.md) runs as
-written, in a fresh interpreter in an empty directory, and does what its comments say.
+"""Every Python block of the two READMEs (README.md and bindings/python/README.md) and of the
+documentation pages (docs/*.md) runs as written, in a fresh interpreter in an empty directory,
+and does what its comments say; a docs block marked ``<!-- snippet: PATH -->`` is the file PATH.
 
 - A block that defines ``test_*`` functions is run by pytest (as a user would run it), and
   every test must pass; any other block runs as a script and must exit 0.
@@ -29,6 +30,10 @@ import pytest
 from conftest import REPO
 
 READMES = [REPO / "README.md", REPO / "bindings" / "python" / "README.md"]
+#: The documentation pages (docs/*.md): their Python blocks run like the READMEs', and each
+#: block marked ``<!-- snippet: PATH -->`` is the repository's file PATH, verbatim.
+DOCS = sorted((REPO / "docs").glob("*.md"))
+SNIPPET = re.compile(r"^<!-- snippet: (\S+) -->$")
 MARKER = re.compile(r"^<!-- python-snippet: (.+?) -->$")
 # Each `print(...)  # expected` line states its output.
 _EXPECTED = re.compile(r"print\(.*\)\s+# (?:prints: )?(.+?)(?:  \(.*\))?$", re.M)
@@ -48,7 +53,7 @@ class Snippet:
 
 def _snippets() -> list[Snippet]:
     found = []
-    for readme in READMES:
+    for readme in READMES + DOCS:
         lines = readme.read_text().splitlines()
         i = 0
         while i < len(lines):
@@ -75,6 +80,26 @@ SNIPPETS = _snippets()
 def test_every_readme_has_python_blocks() -> None:
     for readme in READMES:
         assert sum(s.readme == readme for s in SNIPPETS) >= 5, readme
+
+
+def test_docs_exist_and_quote_files_verbatim() -> None:
+    assert REPO / "docs" / "saving-state.md" in DOCS
+    for doc in DOCS:
+        lines = doc.read_text().splitlines(keepends=True)
+        quoted = 0
+        for i, line in enumerate(lines):
+            m = SNIPPET.match(line.strip())
+            if not m:
+                continue
+            assert lines[i + 1].startswith("```"), f"{doc}:{i + 1}: no block after the marker"
+            end = next(j for j in range(i + 2, len(lines)) if lines[j].startswith("```"))
+            path = REPO / m.group(1)
+            assert path.is_file(), f"{doc}:{i + 1}: {m.group(1)} is not a file of the repository"
+            assert "".join(lines[i + 2:end]) == path.read_text(), \
+                f"{doc}:{i + 1}: the block is not {m.group(1)} verbatim: copy the file again"
+            quoted += 1
+        if doc.name == "saving-state.md":
+            assert quoted == 3, doc
 
 
 def _functions_never_called(code: str) -> list[str]:

@@ -8,9 +8,9 @@ import io
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
-import typing
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +51,8 @@ def test_the_counter_types() -> None:
     text = python_stubs(counter)
     assert "'count': int," in text and "'fact': NotRequired[str | None]," in text
     assert "CounterAction: TypeAlias = Literal['increment'] | CounterSetCount" in text
-    assert "CounterStore: TypeAlias = _Store[CounterState, CounterAction]" in text
+    assert "class CounterStore(_Store[CounterState, CounterAction]):" in text
+    assert "SCHEMA_HASH: str | None = None" in text  # a description without a hash
     header = c_header(counter)
     assert "static inline rk_status counter_send_increment(rk_store *store)" in header
     assert "static inline rk_status counter_send_set_count(rk_store *store, int64_t value)" in header
@@ -225,8 +226,8 @@ def test_python_names_never_shadow_what_the_module_uses(feature: str, names: lis
     for n in names:
         assert n in namespace
     if feature == "test":
-        assert typing.get_origin(namespace["TestStore"]) is Store
-        assert typing.get_origin(namespace["TestTestStore"]) is TestStore
+        assert issubclass(namespace["TestStore"], Store)
+        assert issubclass(namespace["TestTestStore"], TestStore)
 
 
 def test_generated_output_is_the_same_bytes_whatever_the_hash_seed() -> None:
@@ -277,3 +278,151 @@ def test_the_command_reports_a_description_it_cannot_write(
     assert main(["--lib", lib.path, "stubs", "--lang", "c", "counter"], out=io.StringIO(),
                 err=err) == 1
     assert "is not Unicode text" in err.getvalue() and err.getvalue().count("\n") == 1
+
+
+# ---- the schema contract: stubs carry the schema hash they were generated from ------------
+
+def _counter_description(lib: Library, schema_hash: str | None) -> dict[str, Any]:
+    description = next(f for f in features(lib) if f["name"] == "counter")
+    assert len(description["schema_hash"]) == 16
+    if schema_hash is not None:
+        description["schema_hash"] = schema_hash
+    return description
+
+
+def _import(text: str, path: Path) -> Any:
+    path.write_text(text, encoding="utf-8")
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_typed_store_of_another_schema_fails_at_creation(lib: Library, tmp_path: Path) -> None:
+    from reducerkit import SchemaMismatchError, store as store_module
+    actual = _counter_description(lib, None)["schema_hash"]
+    same = _import(python_stubs(_counter_description(lib, None)), tmp_path / "same_types.py")
+    assert same.SCHEMA_HASH == actual
+    with same.CounterStore("counter", clock="test", library=lib) as store:
+        store.send("increment")
+    with same.CounterTestStore("counter", library=lib) as ts:
+        ts.send("increment", count=1)
+    other = _import(python_stubs(_counter_description(lib, "0123456789abcdef")),
+                    tmp_path / "other_types.py")
+    live = len(store_module._live_cores)
+    for cls in (other.CounterStore, other.CounterTestStore):
+        with pytest.raises(SchemaMismatchError) as raised:
+            cls("counter", library=lib)
+        message = str(raised.value)
+        assert (f"generated from schema 0123456789abcdef, library has {actual}: regenerate with "
+                f"python -m reducerkit stubs counter --lib {lib.path}") in message
+        assert raised.value.status == reducerkit.Status.MISUSE
+        assert isinstance(raised.value, reducerkit.MisuseError)
+    assert len(store_module._live_cores) == live  # no store was made
+
+
+def test_a_hostile_schema_hash_stays_data(lib: Library, tmp_path: Path) -> None:
+    hostile = "x'\"\"\"\n*/ #include <x> ??= \\"
+    module = _import(python_stubs(_counter_description(lib, hostile)), tmp_path / "h_types.py")
+    assert module.SCHEMA_HASH == hostile
+    header = c_header(_counter_description(lib, hostile))
+    assert f"#define COUNTER_SCHEMA_HASH {_c_string(hostile)}\n" in header
+    if shutil.which("cc"):  # the literal reads back as the text, and nothing else became code
+        (tmp_path / "counter_actions.h").write_text(header)
+        (tmp_path / "p.c").write_text('#include <stdio.h>\n#include "counter_actions.h"\n'
+                                      "int main(void) { fputs(COUNTER_SCHEMA_HASH, stdout); "
+                                      "return 0; }\n")
+        subprocess.run(["cc", "-std=c99", "-Wall", "-Wextra", "-pedantic", "-Werror",
+                        f"-I{REPO / 'include'}", f"-I{tmp_path}", str(tmp_path / "p.c"), "-o",
+                        str(tmp_path / "p")], check=True, timeout=cap(120))
+        shown = subprocess.run([str(tmp_path / "p")], capture_output=True, timeout=cap(60),
+                               check=True).stdout
+        assert shown.decode() == hostile
+    with pytest.raises(ValueError, match="schema_hash is a int"):
+        python_stubs({**_counter_description(lib, None), "schema_hash": 7})
+
+
+_C_PROGRAM = r"""
+#include <stdio.h>
+#include "counter_actions.h"
+int main(void) {
+    rk_store *store = (rk_store *)1;
+    char message[512];
+    rk_status status = counter_store_create("{\"clock\":\"test\"}", &store, message, sizeof message);
+    if (status == RK_OK) {
+        status = counter_send_increment(store);
+        rk_store_destroy(store);
+        printf("created %d\n", (int)status);
+        return 0;
+    }
+    printf("status %d store %s: %s\n", (int)status, store == NULL ? "NULL" : "set", message);
+    return 3;
+}
+"""
+
+
+@pytest.mark.skipif(not shutil.which("cc"), reason="no C compiler")
+@pytest.mark.parametrize("mismatch", [False, True])
+def test_the_c_create_function_checks_the_schema_hash(lib: Library, tmp_path: Path,
+                                                      mismatch: bool) -> None:
+    actual = _counter_description(lib, None)["schema_hash"]
+    wanted = "0123456789abcdef" if mismatch else None
+    (tmp_path / "counter_actions.h").write_text(c_header(_counter_description(lib, wanted)))
+    (tmp_path / "main.c").write_text(_C_PROGRAM)
+    libdir = os.path.dirname(lib.path)
+    subprocess.run(["cc", "-std=c99", "-Wall", "-Wextra", "-pedantic", "-Werror",
+                    f"-I{REPO / 'include'}", f"-I{tmp_path}", str(tmp_path / "main.c"), "-o",
+                    str(tmp_path / "main"), f"-L{libdir}", f"-l:{os.path.basename(lib.path)}",
+                    f"-Wl,-rpath,{libdir}"], check=True, timeout=cap(120))
+    run = subprocess.run([str(tmp_path / "main")], capture_output=True, text=True,
+                         timeout=cap(60))
+    if not mismatch:
+        assert (run.returncode, run.stdout) == (0, "created 0\n"), run.stderr
+        return
+    assert run.returncode == 3, run.stdout + run.stderr
+    assert run.stdout == (
+        f'status 9 store NULL: stubs of feature "counter": generated from schema '
+        f"0123456789abcdef, library has {actual}: regenerate with python -m reducerkit stubs "
+        f"--lang c counter\n")
+
+
+def test_the_c_scanner_finds_the_features_own_name_only(tmp_path: Path) -> None:
+    # A "name" inside a schema or an endpoint, or another feature's entry, is not the feature.
+    if not shutil.which("cc"):
+        pytest.skip("no C compiler")
+    listing = json.dumps([
+        {"name": "a", "requests": [{"name": "counter"}], "schema_hash": "1111111111111111"},
+        {"name": "b\"counter", "state_schema": {"properties": {"name": {"const": "counter"}}},
+         "schema_hash": "2222222222222222"},
+        {"schema_hash": "3333333333333333", "name": "counter", "x": [{"name": "q"}]},
+        {"name": "nohash"},
+    ])
+    program = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "counter_actions.h"
+int main(int argc, char **argv) {
+    char out[64];
+    int i;
+    for (i = 2; i < argc; i++) {
+        int found = rk_stubs_schema_hash(argv[1], argv[i], out, sizeof out);
+        printf("%s %d [%s]\n", argv[i], found, out);
+    }
+    return 0;
+}
+"""
+    (tmp_path / "counter_actions.h").write_text(
+        c_header({"name": "counter", "action_schema": {}, "state_schema": {}}))
+    (tmp_path / "scan.c").write_text(program)
+    subprocess.run(["cc", "-std=c99", "-Wall", "-Wextra", "-pedantic", "-Werror", "-c",
+                    f"-I{REPO / 'include'}", f"-I{tmp_path}", str(tmp_path / "scan.c"), "-o",
+                    str(tmp_path / "scan.o")], check=True, timeout=cap(120))
+    # Linked without the library: the scanner calls nothing of it.
+    subprocess.run(["cc", str(tmp_path / "scan.o"), "-o", str(tmp_path / "scan"),
+                    "-Wl,--unresolved-symbols=ignore-all"], check=True, timeout=cap(120))
+    run = subprocess.run([str(tmp_path / "scan"), listing, '"counter"', '"nohash"', '"zz"',
+                          '"a"'], capture_output=True, text=True, timeout=cap(60), check=True)
+    assert run.stdout.splitlines() == ['"counter" 1 [3333333333333333]', '"nohash" 1 []',
+                                       '"zz" 0 []', '"a" 1 [1111111111111111]']

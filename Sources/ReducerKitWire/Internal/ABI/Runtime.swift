@@ -1,12 +1,15 @@
 // Every assumption the wire codec makes about the Swift runtime, in one place.
 //
 // The wire format itself needs to know a few things Swift's public API does not say; the fast
-// paths need a few more. Each is listed here with the check that verifies it, run once before
-// the first encode or decode (`_wireRuntimeChecks`):
+// paths need one more. Each is listed here with the check that verifies it, run once before
+// the first encode or decode (`_wireRuntimeChecks`). Numbers are not reused: a gap is an
+// assumption the codec no longer makes.
 //
-//   A1 metadata-kind (required)   The first word of a type's metadata is its kind: 0x201 for
-//      an enum, 0x202 for Optional. Used to tell an enum from a struct (`_isEnumType`), which
-//      decides the wire form of a value (`"increment"` versus `{"increment":{}}`).
+//   A1 metadata-kind (required)   The first word of a type's metadata is its kind: 0x200 for
+//      a struct, 0x201 for an enum, 0x202 for Optional. Used to tell an enum from a struct
+//      (`_isEnumType`), which decides the wire form of a value (`"increment"` versus
+//      `{"increment":{}}`), and by the direct path for `SynthesizedCodable` structs
+//      (DirectEncoding.swift: only a struct has one).
 //   A2 enum-descriptor (required) An enum's metadata holds its nominal type descriptor in its
 //      second word; the descriptor's low 5 flag bits are its context kind (18 = enum), and at
 //      byte offsets 20 and 24 it holds the number of payload cases (low 24 bits) and of empty
@@ -16,24 +19,16 @@
 //   A3 enum-tag (required)        A payload-less enum stores its case index (declaration
 //      order) in 0, 1 or 2 bytes. Used to list a `CodingKey` enum's keys, for messages and
 //      JSON Schemas.
-//   A4 encoder-box (fast path)    `KeyedEncodingContainer` is exactly one strong reference to
-//      the standard library's `_KeyedEncodingContainerBox`, so a box can be kept and handed
-//      out again (`_canReuseKeyedBoxes`).
-//   A5 decoder-box (fast path)    The same for `KeyedDecodingContainer`
-//      (`_canReuseKeyedDecodingBoxes`).
-//   A6 key-tag (fast path)        A payload-less `CodingKey` enum value is identified by its
-//      type's metadata address and its tag bytes, and its `stringValue` depends on nothing
-//      else, so pre-escaped key bytes can be cached by (type, tag) (`_KeyCache`).
 //   A7 enum-fields (fast path)    An enum's descriptor points (relative, at +16) to its field
 //      descriptor: record size at +10, record count at +12, records from +16, one per case in
 //      tag order (payload cases first), each flags (bit 0: indirect), a relative mangled
 //      payload type name and a relative case name. Tuple metadata (kind 0x301) holds its
 //      element count, its labels and (type, offset) pairs. A value is built by initializing
 //      the payload at offset 0 and calling the value witness `destructiveInjectEnumTag` (at
-//      +104 when the flags at +80 have 0x200000). Used by the direct path for
-//      `SynthesizedCodable` enums (DirectDecoding.swift); the check builds every case of
-//      sample enums (single- and multi-payload, labeled, generic) and compares them with the
-//      real values.
+//      +104 when the flags at +80 have 0x200000). Read into an `_EnumPlan` (`_rawEnumPlan`,
+//      below) for the direct path for `SynthesizedCodable` enums (DirectDecoding.swift); the
+//      check builds every case of sample enums (single- and multi-payload, labeled, generic)
+//      and compares them with the real values.
 //
 // When a required check fails, the reads behind it answer "unknown" (`_payloadlessCaseCount`
 // returns nil: messages lose their key lists, schemas their enums' cases); A1 has no
@@ -42,7 +37,9 @@
 // and every encode and decode takes the reference codec (Internal/Reference), which writes and
 // accepts the same JSON.
 //
-// An upgrade that breaks an assumption is a change to this file: its reads, and its checks.
+// Every read of the runtime's layout is in this file; the code that uses what they read (the
+// fast codec, the direct paths) reads no metadata, descriptor or witness table itself. An
+// upgrade that breaks an assumption is a change to this file: its reads, and its checks.
 
 #if canImport(Glibc)
   @preconcurrency import Glibc
@@ -53,7 +50,7 @@
 // MARK: - The switch
 
 /// Whether the codec's fast paths are on: the environment allows them
-/// (`REDUCERKIT_WIRE_FAST_PATHS` is not `0`) and their runtime assumptions (A4–A7) hold.
+/// (`REDUCERKIT_WIRE_FAST_PATHS` is not `0`) and their runtime assumption (A7) holds.
 /// Otherwise `WireEncoder` and `WireDecoder` use the reference codec. Read once.
 let _wireFastPaths: Bool = _wireFastPathsRequested && _wireRuntimeChecks.allFastPathChecksHold
 
@@ -92,7 +89,7 @@ struct _RuntimeCheck: Sendable {
 
 struct _RuntimeChecks: Sendable {
   let checks: [_RuntimeCheck]
-  /// The fast paths' assumptions (A4–A7) hold.
+  /// The fast paths' assumptions (A7) hold.
   let allFastPathChecksHold: Bool
   /// The enum metadata reads (A2, A3) can be trusted.
   let enumMetadataTrusted: Bool
@@ -135,6 +132,9 @@ let _wireRuntimeChecks: _RuntimeChecks = {
         }
       }
       if _rawIsEnumType(Int?.self) { return "Optional<Int> reads as a plain enum (kind \(_metadataKind(Int?.self)))" }
+      if _metadataKind(_ProbeStruct.self) != _metadataKindStruct {
+        return "the metadata kind of a struct is \(_metadataKind(_ProbeStruct.self)), expected \(_metadataKindStruct)"
+      }
       return nil
     },
     check("A2 enum-descriptor", fastPathOnly: false) {
@@ -150,21 +150,6 @@ let _wireRuntimeChecks: _RuntimeChecks = {
       guard let cases = _rawPayloadlessCases(of: _ProbeKeys.self), cases == [.alpha, .beta, .gamma] else {
         return "building _ProbeKeys from tags 0, 1, 2 did not give .alpha, .beta, .gamma"
       }
-      return nil
-    },
-    check("A4 encoder-box", fastPathOnly: true) {
-      _keyedBoxIsOneReference(encoding: true)
-        ? nil : "KeyedEncodingContainer is not one reference to a _KeyedEncodingContainerBox"
-    },
-    check("A5 decoder-box", fastPathOnly: true) {
-      _keyedBoxIsOneReference(encoding: false)
-        ? nil : "KeyedDecodingContainer is not one reference to a _KeyedDecodingContainerBox"
-    },
-    check("A6 key-tag", fastPathOnly: true) {
-      let tags = [_ProbeKeys.alpha, .beta, .gamma].map { _KeyCache.identity(of: $0)?.tag }
-      guard tags == [0, 1, 2] else { return "the tags of _ProbeKeys read as \(tags), expected [0, 1, 2]" }
-      let types = Set([_KeyCache.identity(of: _ProbeKeys.alpha)?.type, _KeyCache.identity(of: _ProbeWide.k0)?.type])
-      guard types.count == 2, !types.contains(nil) else { return "two key types share an identity" }
       return nil
     },
     check("A7 enum-fields", fastPathOnly: true) { _enumFieldsCheck() },
@@ -212,6 +197,7 @@ let _enumMetadataTrusted: Bool = _wireRuntimeChecks.enumMetadataTrusted
 // MARK: - A1: metadata kind
 
 @usableFromInline let _metadataKindEnum: UInt = 0x201
+@usableFromInline let _metadataKindStruct: UInt = 0x200
 
 /// The metadata kind word of `type`.
 @inline(__always)
@@ -329,88 +315,108 @@ private func _sameBits<T>(_ a: T, _ b: T) -> Bool {
   }
 }
 
-// MARK: - A4, A5: container boxes
+// MARK: - A7: enum fields
+//
+// The plan DirectDecoding.swift builds enum values by: read here, checked by `_enumFieldsCheck`.
 
-/// Whether a `KeyedEncodingContainer` is exactly one strong reference to its box, so a box
-/// can be kept and handed out again (fast path; A4).
-let _canReuseKeyedBoxes: Bool = _wireFastPaths && _keyedBoxIsOneReference(encoding: true)
-
-/// Whether a `KeyedDecodingContainer` is exactly one strong reference to its box (fast path;
-/// A5).
-let _canReuseKeyedDecodingBoxes: Bool = _wireFastPaths && _keyedBoxIsOneReference(encoding: false)
-
-private func _keyedBoxIsOneReference(encoding: Bool) -> Bool {
-  let object: AnyObject
-  if encoding {
-    guard MemoryLayout<KeyedEncodingContainer<_StringKey>>.size == MemoryLayout<AnyObject>.size,
-      MemoryLayout<KeyedEncodingContainer<_StringKey>>.alignment == MemoryLayout<AnyObject>.alignment
-    else { return false }
-    object = unsafeBitCast(KeyedEncodingContainer(_InertKeyedEncoder<_StringKey>()), to: AnyObject.self)
-  } else {
-    guard MemoryLayout<KeyedDecodingContainer<_StringKey>>.size == MemoryLayout<AnyObject>.size,
-      MemoryLayout<KeyedDecodingContainer<_StringKey>>.alignment == MemoryLayout<AnyObject>.alignment
-    else { return false }
-    object = unsafeBitCast(KeyedDecodingContainer(_InertKeyedDecoder<_StringKey>()), to: AnyObject.self)
-  }
-  // `Swift._typeName` rather than `String(describing:)`: Mirror needs ~20 KB more stack.
-  let name = Swift._typeName(type(of: object), qualified: false)
-  return name.contains(encoding ? "KeyedEncodingContainerBox" : "KeyedDecodingContainerBox")
-}
-
-/// The box a keyed container holds (only when `_canReuseKeyedBoxes`; A4).
+/// The target of a relative pointer at `pointer`, or nil for 0.
 @inline(__always)
-func _box<K>(of container: KeyedEncodingContainer<K>) -> AnyObject {
-  unsafeBitCast(container, to: AnyObject.self)
+private func _relative(_ pointer: UnsafeRawPointer) -> UnsafeRawPointer? {
+  let offset = pointer.load(as: Int32.self)
+  return offset == 0 ? nil : pointer + Int(offset)
 }
 
-/// A keyed container around a box `_box(of:)` returned for the same key type (A4).
-@inline(__always)
-func _keyedEncodingContainer<K>(fromBox box: AnyObject, _ key: K.Type) -> KeyedEncodingContainer<K> {
-  unsafeBitCast(box, to: KeyedEncodingContainer<K>.self)
-}
-
-/// The box a keyed decoding container holds (only when `_canReuseKeyedDecodingBoxes`; A5).
-@inline(__always)
-func _box<K>(of container: KeyedDecodingContainer<K>) -> AnyObject {
-  unsafeBitCast(container, to: AnyObject.self)
-}
-
-/// A keyed decoding container around a box `_box(of:)` returned for the same key type (A5).
-@inline(__always)
-func _keyedDecodingContainer<K>(fromBox box: AnyObject, _ key: K.Type) -> KeyedDecodingContainer<K> {
-  unsafeBitCast(box, to: KeyedDecodingContainer<K>.self)
-}
-
-// MARK: - A6: key identity
-
-extension _KeyCache {
-  /// The identity of `key` for caching, or nil when its type is not a small payload-less enum.
-  @inline(__always)
-  static func identity<K: CodingKey>(of key: K) -> (type: UInt, tag: UInt)? {
-    guard MemoryLayout<K>.size <= 2, _isEnumType(K.self) else { return nil }
-    let type = unsafeBitCast(K.self as Any.Type, to: UInt.self)
-    switch MemoryLayout<K>.size {
-    case 0: return (type, 0)
-    case 1: return (type, UInt(unsafeBitCast(key, to: UInt8.self)))
-    default: return (type, UInt(unsafeBitCast(key, to: UInt16.self)))
+/// The length of a mangled type name: symbolic references (bytes 1–0x17 and 0x18–0x1F) are
+/// followed by a 4-byte offset or a pointer.
+private func _mangledNameLength(_ name: UnsafePointer<UInt8>) -> Int {
+  var i = 0
+  while true {
+    let byte = name[i]
+    switch byte {
+    case 0: return i
+    case 0x01...0x17: i += 5
+    case 0x18...0x1F: i += 1 + MemoryLayout<UnsafeRawPointer>.size
+    default: i += 1
     }
   }
 }
 
-/// Keyed-container box reuse (A4) for the other encoders of ReducerKit (the patch differ's
-/// shape recorder): a container made once per key type and handed out again, which saves an
-/// allocation and two generic metadata lookups per struct.
-enum _KeyedEncodingBoxes {
-  /// Whether boxes may be reused (A4 holds and the fast paths are on).
-  public static var canReuse: Bool { _canReuseKeyedBoxes }
-
-  /// The box `container` holds (only when `canReuse`).
-  @inline(__always)
-  public static func box<K>(of container: KeyedEncodingContainer<K>) -> AnyObject { _box(of: container) }
-
-  /// A container around a box `box(of:)` returned for the same key type.
-  @inline(__always)
-  public static func container<K>(fromBox box: AnyObject, _ key: K.Type) -> KeyedEncodingContainer<K> {
-    _keyedEncodingContainer(fromBox: box, key)
+/// The plan of an enum, read from its metadata: nil when it is not an enum we can build values
+/// of (an indirect case, a payload type that is not `Decodable`, no enum value witnesses).
+func _rawEnumPlan(_ type: Any.Type) -> _EnumPlan? {
+  #if _endian(little) && (arch(x86_64) || arch(arm64))
+  let metadata = unsafeBitCast(type, to: UnsafeRawPointer.self)
+  guard metadata.load(as: UInt.self) == _metadataKindEnum,
+    let descriptor = metadata.load(fromByteOffset: 8, as: UnsafeRawPointer?.self),
+    descriptor.load(as: UInt32.self) & 0x1F == 18,  // context kind: enum
+    let fields = _relative(descriptor + 16)
+  else { return nil }
+  let witnesses = metadata.load(fromByteOffset: -8, as: UnsafeRawPointer.self)
+  let flags = witnesses.load(fromByteOffset: 80, as: UInt32.self)
+  guard flags & 0x0020_0000 != 0 else { return nil }  // has enum witnesses
+  let inject = unsafeBitCast(
+    witnesses.load(fromByteOffset: 104, as: UnsafeRawPointer.self), to: _InjectEnumTag.self)
+  let payloadCases = Int(descriptor.load(fromByteOffset: 20, as: UInt32.self) & 0x00FF_FFFF)
+  let emptyCases = Int(descriptor.load(fromByteOffset: 24, as: UInt32.self))
+  let recordSize = Int(fields.load(fromByteOffset: 10, as: UInt16.self))
+  let count = Int(fields.load(fromByteOffset: 12, as: UInt32.self))
+  guard count == payloadCases + emptyCases, recordSize >= 12 else { return nil }
+  let genericArguments = metadata + 2 * MemoryLayout<UnsafeRawPointer>.size
+  var cases: [_EnumCase] = []
+  for tag in 0..<count {
+    let record = fields + 16 + tag * recordSize
+    guard record.load(as: UInt32.self) & 1 == 0,  // not an indirect case
+      let namePointer = _relative(record + 8)
+    else { return nil }
+    let name = String(cString: namePointer.assumingMemoryBound(to: CChar.self))
+    guard let mangled = _relative(record + 4) else {
+      guard tag >= payloadCases else { return nil }
+      cases.append(_EnumCase(name: name, utf8: Array(name.utf8), tag: UInt32(tag), kind: .none, elements: []))
+      continue
+    }
+    guard tag < payloadCases else { return nil }
+    let mangledName = mangled.assumingMemoryBound(to: UInt8.self)
+    guard
+      let payloadType = _getTypeByMangledNameInContext(
+        mangledName, UInt(_mangledNameLength(mangledName)), genericContext: descriptor,
+        genericArguments: genericArguments),
+      let (kind, elements) = _payloadShape(payloadType)
+    else { return nil }
+    cases.append(_EnumCase(name: name, utf8: Array(name.utf8), tag: UInt32(tag), kind: kind, elements: elements))
   }
+  return _EnumPlan(metadata: metadata, inject: inject, cases: cases)
+  #else
+  return nil
+  #endif
+}
+
+/// The shape of a payload of type `type` (a tuple for several or labeled values).
+private func _payloadShape(_ type: Any.Type) -> (_PayloadKind, [_PayloadElement])? {
+  let metadata = unsafeBitCast(type, to: UnsafeRawPointer.self)
+  guard metadata.load(as: UInt.self) == 0x301 else {  // not a tuple: one unlabeled value
+    guard let reader = _payloadReader(type) else { return nil }
+    return (.single, [_PayloadElement(key: "_0", offset: 0, reader: reader)])
+  }
+  // Tuple metadata: kind, element count, labels (space-separated, each followed by a space;
+  // an empty label for an unlabeled element), then (type, offset) per element, 16 bytes each
+  // with a 32-bit offset (the word's other half is padding, not part of it).
+  let elementCount = metadata.load(fromByteOffset: 8, as: Int.self)
+  let labelText = metadata.load(fromByteOffset: 16, as: UnsafePointer<CChar>?.self).map { String(cString: $0) }
+  var labels: [String] = labelText.map { $0.split(separator: " ", omittingEmptySubsequences: false).map(String.init) }
+    ?? []
+  if labels.count == elementCount + 1, labels.last == "" { labels.removeLast() }
+  if labels.isEmpty { labels = Array(repeating: "", count: elementCount) }
+  guard labels.count == elementCount, elementCount > 0 else { return nil }
+  var elements: [_PayloadElement] = []
+  for i in 0..<elementCount {
+    let element = metadata + 24 + i * 2 * MemoryLayout<Int>.size
+    let elementType = unsafeBitCast(element.load(as: UnsafeRawPointer.self), to: Any.Type.self)
+    let offset = Int(element.load(fromByteOffset: 8, as: UInt32.self))
+    guard let reader = _payloadReader(elementType) else { return nil }
+    elements.append(_PayloadElement(key: labels[i].isEmpty ? "_\(i)" : labels[i], offset: offset, reader: reader))
+  }
+  if labels.allSatisfy(\.isEmpty) {
+    return (elementCount == 1 ? .single : .positional, elements)
+  }
+  return (.labeled, elements)
 }

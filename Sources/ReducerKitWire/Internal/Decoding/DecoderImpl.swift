@@ -20,12 +20,7 @@ final class _DecoderImpl: Decoder {
   @exclusivity(unchecked) var value: JSONValue
   @exclusivity(unchecked) var type: Any.Type = Void.self
   @exclusivity(unchecked) var path = _PathStack()
-  /// Boxes of the containers `container(keyedBy:)` returned, by path depth (see
-  /// `slotContainer`), once a few containers were made.
-  @exclusivity(unchecked) var keyedBoxes: [(type: ObjectIdentifier, isEnum: Bool, box: AnyObject)?] = []
-  @exclusivity(unchecked) var containersMade = 0
   let rootNoun: String
-  let reuseBoxes = _canReuseKeyedDecodingBoxes
   /// The calling thread's stack bound plus `_stackReserve`, once deep input asked (0: not yet;
   /// 1: unknown, never checked).
   @exclusivity(unchecked) var stackFloor: UInt = 0
@@ -34,11 +29,6 @@ final class _DecoderImpl: Decoder {
     self.value = value
     self.rootNoun = rootNoun
     for entry in entries { path.push(owning: entry.key, style: entry.style) }
-  }
-
-  /// Drops the cached container boxes (they reference this object).
-  func finish() {
-    keyedBoxes.removeAll()
   }
 
   var codingPath: [any CodingKey] { path.entries().map(\.key) }
@@ -196,24 +186,10 @@ final class _DecoderImpl: Decoder {
     }
   }
 
-  /// A container reading the current value (an object, or a bare enum case). After a few
-  /// containers, its box is kept per depth and key type and handed out again, saving an
-  /// allocation and several metadata lookups per struct in arrays.
+  /// A container reading the current value (an object, or a bare enum case).
   func slotContainer<Key: CodingKey>(_ keyType: Key.Type, isEnum: Bool, depth: Int) -> KeyedDecodingContainer<Key> {
-    containersMade &+= 1
-    guard reuseBoxes, containersMade > 4 else {
-      return KeyedDecodingContainer(
-        _KeyedDecoder<Key>(impl: self, storage: .current, isEnum: isEnum, base: depth, nested: .none))
-    }
-    let typeID = ObjectIdentifier(Key.self)
-    if depth < keyedBoxes.count, let cached = keyedBoxes[depth], cached.type == typeID, cached.isEnum == isEnum {
-      return _keyedDecodingContainer(fromBox: cached.box, Key.self)
-    }
-    let container = KeyedDecodingContainer(
+    KeyedDecodingContainer(
       _KeyedDecoder<Key>(impl: self, storage: .current, isEnum: isEnum, base: depth, nested: .none))
-    while keyedBoxes.count <= depth { keyedBoxes.append(nil) }
-    keyedBoxes[depth] = (type: typeID, isEnum: isEnum, box: _box(of: container))
-    return container
   }
 
   func unkeyedContainer() throws -> any UnkeyedDecodingContainer {

@@ -15,29 +15,6 @@ enum _KeyedStorage {
   case payloadArray([JSONValue])
 }
 
-/// A keyed container that holds nothing (only used to check the container layout).
-struct _InertKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
-  var codingPath: [any CodingKey] { [] }
-  var allKeys: [Key] { [] }
-  func contains(_ key: Key) -> Bool { false }
-  func decodeNil(forKey key: Key) throws -> Bool { true }
-  func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-    throw DecodingError.keyNotFound(key, .init(codingPath: [], debugDescription: "empty container"))
-  }
-  func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
-    -> KeyedDecodingContainer<NestedKey>
-  { KeyedDecodingContainer(_InertKeyedDecoder<NestedKey>()) }
-  func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
-    throw DecodingError.keyNotFound(key, .init(codingPath: [], debugDescription: "empty container"))
-  }
-  func superDecoder() throws -> any Decoder {
-    throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "empty container"))
-  }
-  func superDecoder(forKey key: Key) throws -> any Decoder {
-    throw DecodingError.keyNotFound(key, .init(codingPath: [], debugDescription: "empty container"))
-  }
-}
-
 struct _KeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
   /// Objects with more members than this get a lookup table.
   static var indexThreshold: Int { 12 }

@@ -1,6 +1,7 @@
 // The direct path for `SynthesizedCodable` enums: a case is found by name in the enum's field
 // records and its value built in place (payload, then the case's tag through the enum's value
-// witnesses), without going through `init(from:)`. It only ever succeeds: anything it does not
+// witnesses), without going through `init(from:)`. The records and witnesses are read into an
+// `_EnumPlan` in Internal/ABI/Runtime.swift (A7); this file reads no runtime layout itself. It only ever succeeds: anything it does not
 // read exactly as the synthesized `init(from:)` would (a form it does not take, a value that
 // fails) is handed to `init(from:)`, which gives the value or the error. Trusted only after the
 // first values of a type decoded to the same value both ways.
@@ -70,7 +71,8 @@ final class _TypedPayloadReader<P: Decodable>: _PayloadReader, @unchecked Sendab
   }
 }
 
-private func _payloadReader(_ type: Any.Type) -> _PayloadReader? {
+/// The reader of a payload value of type `type`, or nil when it is not `Decodable`.
+func _payloadReader(_ type: Any.Type) -> _PayloadReader? {
   guard let decodable = type as? any Decodable.Type else { return nil }
   return _openPayloadReader(decodable)
 }
@@ -143,110 +145,6 @@ final class _EnumPlan: @unchecked Sendable {
     }
     return nil
   }
-}
-
-// MARK: - Reading the enum's layout (A7)
-
-/// The target of a relative pointer at `pointer`, or nil for 0.
-@inline(__always)
-private func _relative(_ pointer: UnsafeRawPointer) -> UnsafeRawPointer? {
-  let offset = pointer.load(as: Int32.self)
-  return offset == 0 ? nil : pointer + Int(offset)
-}
-
-/// The length of a mangled type name: symbolic references (bytes 1–0x17 and 0x18–0x1F) are
-/// followed by a 4-byte offset or a pointer.
-private func _mangledNameLength(_ name: UnsafePointer<UInt8>) -> Int {
-  var i = 0
-  while true {
-    let byte = name[i]
-    switch byte {
-    case 0: return i
-    case 0x01...0x17: i += 5
-    case 0x18...0x1F: i += 1 + MemoryLayout<UnsafeRawPointer>.size
-    default: i += 1
-    }
-  }
-}
-
-/// The plan of an enum, read from its metadata: nil when it is not an enum we can build values
-/// of (an indirect case, a payload type that is not `Decodable`, no enum value witnesses).
-func _rawEnumPlan(_ type: Any.Type) -> _EnumPlan? {
-  #if _endian(little) && (arch(x86_64) || arch(arm64))
-  let metadata = unsafeBitCast(type, to: UnsafeRawPointer.self)
-  guard metadata.load(as: UInt.self) == _metadataKindEnum,
-    let descriptor = metadata.load(fromByteOffset: 8, as: UnsafeRawPointer?.self),
-    descriptor.load(as: UInt32.self) & 0x1F == 18,  // context kind: enum
-    let fields = _relative(descriptor + 16)
-  else { return nil }
-  let witnesses = metadata.load(fromByteOffset: -8, as: UnsafeRawPointer.self)
-  let flags = witnesses.load(fromByteOffset: 80, as: UInt32.self)
-  guard flags & 0x0020_0000 != 0 else { return nil }  // has enum witnesses
-  let inject = unsafeBitCast(
-    witnesses.load(fromByteOffset: 104, as: UnsafeRawPointer.self), to: _InjectEnumTag.self)
-  let payloadCases = Int(descriptor.load(fromByteOffset: 20, as: UInt32.self) & 0x00FF_FFFF)
-  let emptyCases = Int(descriptor.load(fromByteOffset: 24, as: UInt32.self))
-  let recordSize = Int(fields.load(fromByteOffset: 10, as: UInt16.self))
-  let count = Int(fields.load(fromByteOffset: 12, as: UInt32.self))
-  guard count == payloadCases + emptyCases, recordSize >= 12 else { return nil }
-  let genericArguments = metadata + 2 * MemoryLayout<UnsafeRawPointer>.size
-  var cases: [_EnumCase] = []
-  for tag in 0..<count {
-    let record = fields + 16 + tag * recordSize
-    guard record.load(as: UInt32.self) & 1 == 0,  // not an indirect case
-      let namePointer = _relative(record + 8)
-    else { return nil }
-    let name = String(cString: namePointer.assumingMemoryBound(to: CChar.self))
-    guard let mangled = _relative(record + 4) else {
-      guard tag >= payloadCases else { return nil }
-      cases.append(_EnumCase(name: name, utf8: Array(name.utf8), tag: UInt32(tag), kind: .none, elements: []))
-      continue
-    }
-    guard tag < payloadCases else { return nil }
-    let mangledName = mangled.assumingMemoryBound(to: UInt8.self)
-    guard
-      let payloadType = _getTypeByMangledNameInContext(
-        mangledName, UInt(_mangledNameLength(mangledName)), genericContext: descriptor,
-        genericArguments: genericArguments),
-      let (kind, elements) = _payloadShape(payloadType)
-    else { return nil }
-    cases.append(_EnumCase(name: name, utf8: Array(name.utf8), tag: UInt32(tag), kind: kind, elements: elements))
-  }
-  return _EnumPlan(metadata: metadata, inject: inject, cases: cases)
-  #else
-  return nil
-  #endif
-}
-
-/// The shape of a payload of type `type` (a tuple for several or labeled values).
-private func _payloadShape(_ type: Any.Type) -> (_PayloadKind, [_PayloadElement])? {
-  let metadata = unsafeBitCast(type, to: UnsafeRawPointer.self)
-  guard metadata.load(as: UInt.self) == 0x301 else {  // not a tuple: one unlabeled value
-    guard let reader = _payloadReader(type) else { return nil }
-    return (.single, [_PayloadElement(key: "_0", offset: 0, reader: reader)])
-  }
-  // Tuple metadata: kind, element count, labels (space-separated, each followed by a space;
-  // an empty label for an unlabeled element), then (type, offset) per element, 16 bytes each
-  // with a 32-bit offset (the word's other half is padding, not part of it).
-  let elementCount = metadata.load(fromByteOffset: 8, as: Int.self)
-  let labelText = metadata.load(fromByteOffset: 16, as: UnsafePointer<CChar>?.self).map { String(cString: $0) }
-  var labels: [String] = labelText.map { $0.split(separator: " ", omittingEmptySubsequences: false).map(String.init) }
-    ?? []
-  if labels.count == elementCount + 1, labels.last == "" { labels.removeLast() }
-  if labels.isEmpty { labels = Array(repeating: "", count: elementCount) }
-  guard labels.count == elementCount, elementCount > 0 else { return nil }
-  var elements: [_PayloadElement] = []
-  for i in 0..<elementCount {
-    let element = metadata + 24 + i * 2 * MemoryLayout<Int>.size
-    let elementType = unsafeBitCast(element.load(as: UnsafeRawPointer.self), to: Any.Type.self)
-    let offset = Int(element.load(fromByteOffset: 8, as: UInt32.self))
-    guard let reader = _payloadReader(elementType) else { return nil }
-    elements.append(_PayloadElement(key: labels[i].isEmpty ? "_\(i)" : labels[i], offset: offset, reader: reader))
-  }
-  if labels.allSatisfy(\.isEmpty) {
-    return (elementCount == 1 ? .single : .positional, elements)
-  }
-  return (.labeled, elements)
 }
 
 // MARK: - Trust

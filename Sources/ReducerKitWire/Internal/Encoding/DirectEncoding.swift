@@ -10,6 +10,7 @@
 #elseif canImport(Darwin)
   @preconcurrency import Darwin
 #endif
+import ReducerKitPlatform
 
 /// Writes a stored property of one type (at `pointer`) as the value of `key`: a class, so
 /// a plan holds it by reference (a closure would capture a metatype that is not `Sendable`).
@@ -111,7 +112,7 @@ typealias _DirectState = _PlanState<_DirectPlan>
 /// `_withWireTables`.
 ///
 /// `@unchecked Sendable`: `states` and `plans` are accessed only while holding
-/// `_wireTablesMutex`.
+/// `_wireTablesLock`.
 final class _PlanTable<Plan: AnyObject & Sendable>: @unchecked Sendable {
   private var states: [ObjectIdentifier: _PlanState<Plan>] = [:]
   /// Every plan this table made, for the life of the process (one per type). The states hold
@@ -147,23 +148,12 @@ final class _PlanTable<Plan: AnyObject & Sendable>: @unchecked Sendable {
 let _directPlans = _PlanTable<_DirectPlan>()
 
 /// The lock of the codec's process-wide tables (the plan tables, case signatures in
-/// Schema.swift): a pthread mutex, not `Synchronization.Mutex`, which on Linux
-/// locks with futexes inside the uninstrumented standard library, so ThreadSanitizer would
-/// see no synchronization (pthread mutexes it intercepts). Made once, never freed.
-// `nonisolated(unsafe)`: initialized once (a global's lazy initializer runs once, thread
-// safely) and never reassigned; the mutex it points to is what synchronizes.
-nonisolated(unsafe) private let _wireTablesMutex: UnsafeMutablePointer<pthread_mutex_t> = {
-  let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-  mutex.initialize(to: pthread_mutex_t())
-  pthread_mutex_init(mutex, nil)
-  return mutex
-}()
+/// Schema.swift).
+private let _wireTablesLock = Lock()
 
 /// Runs `body` holding the lock of the codec's tables (never calls out while holding it).
 func _withWireTables<R>(_ body: () -> R) -> R {
-  pthread_mutex_lock(_wireTablesMutex)
-  defer { pthread_mutex_unlock(_wireTablesMutex) }
-  return body()
+  _wireTablesLock.withLock(body)
 }
 
 /// The state of `T`, building its plan the first time.
@@ -224,8 +214,6 @@ func _directFields<T>(of type: T.Type) -> _DirectFields {
 /// Whether `REDUCERKIT_WIRE_CHECK=1` asked for every fast path to be checked against the
 /// reference (the patch differ checks its in-place path against its general one).
 var _wireCrossChecking: Bool { _wireCrossCheck }
-
-@usableFromInline let _metadataKindStruct: UInt = 0x200
 
 /// How to write a stored property of type `type`, or nil if it is not `Encodable`.
 func _directKind(_ type: Any.Type) -> (_DirectKind, _DirectWriter?)? {
@@ -405,7 +393,8 @@ extension _EncoderImpl {
   func directAgrees<T>(_ value: T, _ plan: _DirectPlan, written: UnsafeBufferPointer<UInt8>) -> Bool {
     let scratch = _EncoderImpl()
     scratch.explicitNulls = explicitNulls
-    defer { scratch.finish() }
+    // Its output is read through a pointer below: keep it alive until then.
+    defer { withExtendedLifetime(scratch) {} }
     do {
       try withUnsafePointer(to: value) { try scratch.writeDirect(plan, UnsafeRawPointer($0)) }
     } catch {

@@ -57,12 +57,6 @@ final class _EncoderImpl: Encoder {
   @exclusivity(unchecked) var slotIsEnum = false
   /// The first error, kept even if user code catches it, so the result is never corrupt.
   @exclusivity(unchecked) var failure: (any Error)?
-  /// Keyed-container boxes for `container(keyedBy:)`, by frame index (see `slotContainer`).
-  @exclusivity(unchecked) var keyedBoxes: [(type: ObjectIdentifier, box: AnyObject)?] = []
-  /// Keys written so far; the key cache starts after a few (tiny values skip it).
-  @exclusivity(unchecked) var keysWritten = 0
-  @exclusivity(unchecked) var keyCache = _KeyCache()
-  let reuseBoxes = _canReuseKeyedBoxes
   /// The direct-path states of the last few struct types encoded (see DirectEncoding.swift).
   /// nil: no direct path. Unretained: see `trustedPlan`.
   @exclusivity(unchecked) var directCache: [(type: ObjectIdentifier, plan: Unmanaged<_DirectPlan>?)] = []
@@ -70,11 +64,6 @@ final class _EncoderImpl: Encoder {
   var explicitNulls = false
 
   init() {}
-
-  /// Drops the cached container boxes (they reference this object).
-  func finish() {
-    keyedBoxes.removeAll()
-  }
 
   var codingPath: [any CodingKey] { path.entries().map(\.key) }
   var userInfo: [CodingUserInfoKey: Any] { [:] }
@@ -324,9 +313,8 @@ final class _EncoderImpl: Encoder {
   /// Appends `"name":` for `key`.
   @inline(__always)
   func appendKey<K: CodingKey>(_ key: K) {
-    keysWritten &+= 1
-    if keysWritten == 16 { keyCache.enable() }
-    keyCache.appendKey(key, to: &out)
+    out.appendJSONString(key.stringValue)
+    out.append(UInt8(ascii: ":"))
   }
 
   func beginPayloadMember(_ frame: UnsafeMutablePointer<_Frame>, _ name: String) -> _PathStyle {
@@ -441,22 +429,11 @@ final class _EncoderImpl: Encoder {
     return base
   }
 
-  /// The container `container(keyedBy:)` returns. Its box is kept per frame index and key
-  /// type and handed out again, saving an allocation and several metadata lookups per
-  /// struct; such a container addresses "the frame at its index" (id 0).
+  /// The container `container(keyedBy:)` returns. It addresses "the frame at its index"
+  /// (id 0).
   func slotContainer<K: CodingKey>(_ type: K.Type) -> KeyedEncodingContainer<K> {
     let index = openKeyed(base: slotBase, start: slotStart, isEnum: slotIsEnum)
-    guard index >= 0, reuseBoxes else {
-      return KeyedEncodingContainer(_KeyedEncoder<K>(impl: self, frame: index, id: 0))
-    }
-    let typeID = ObjectIdentifier(K.self)
-    if index < keyedBoxes.count, let cached = keyedBoxes[index], cached.type == typeID {
-      return _keyedEncodingContainer(fromBox: cached.box, K.self)
-    }
-    let container = KeyedEncodingContainer(_KeyedEncoder<K>(impl: self, frame: index, id: 0))
-    while keyedBoxes.count <= index { keyedBoxes.append(nil) }
-    keyedBoxes[index] = (type: typeID, box: _box(of: container))
-    return container
+    return KeyedEncodingContainer(_KeyedEncoder<K>(impl: self, frame: index, id: 0))
   }
 
   /// A keyed container for a slot that starts a path entry (unkeyed `nestedContainer`,

@@ -165,49 +165,6 @@ struct _KeyedEncoder<Key: CodingKey>: KeyedEncodingContainerProtocol {
   }
 }
 
-/// A keyed container that does nothing (only used to check the container layout).
-struct _InertKeyedEncoder<Key: CodingKey>: KeyedEncodingContainerProtocol {
-  var codingPath: [any CodingKey] { [] }
-  mutating func encodeNil(forKey key: Key) throws {}
-  mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {}
-  mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
-    -> KeyedEncodingContainer<NestedKey>
-  { KeyedEncodingContainer(_InertKeyedEncoder<NestedKey>()) }
-  mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-    _InertUnkeyedEncoder()
-  }
-  mutating func superEncoder() -> any Encoder { _InertEncoder() }
-  mutating func superEncoder(forKey key: Key) -> any Encoder { _InertEncoder() }
-}
-
-struct _InertUnkeyedEncoder: UnkeyedEncodingContainer {
-  var codingPath: [any CodingKey] { [] }
-  var count: Int { 0 }
-  mutating func encodeNil() throws {}
-  mutating func encode<T: Encodable>(_ value: T) throws {}
-  mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
-    KeyedEncodingContainer(_InertKeyedEncoder<NestedKey>())
-  }
-  mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer { _InertUnkeyedEncoder() }
-  mutating func superEncoder() -> any Encoder { _InertEncoder() }
-}
-
-struct _InertEncoder: Encoder {
-  var codingPath: [any CodingKey] { [] }
-  var userInfo: [CodingUserInfoKey: Any] { [:] }
-  func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-    KeyedEncodingContainer(_InertKeyedEncoder<Key>())
-  }
-  func unkeyedContainer() -> any UnkeyedEncodingContainer { _InertUnkeyedEncoder() }
-  func singleValueContainer() -> any SingleValueEncodingContainer { _InertSingleEncoder() }
-}
-
-struct _InertSingleEncoder: SingleValueEncodingContainer {
-  var codingPath: [any CodingKey] { [] }
-  mutating func encodeNil() throws {}
-  mutating func encode<T: Encodable>(_ value: T) throws {}
-}
-
 struct _UnkeyedEncoder: UnkeyedEncodingContainer {
   let impl: _EncoderImpl
   let frame: Int

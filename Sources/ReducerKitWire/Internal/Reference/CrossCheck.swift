@@ -26,7 +26,8 @@ func _referenceDecode<T: Decodable>(_ type: T.Type, from value: JSONValue, rootN
 func _fastEncode<T: Encodable>(_ value: T, explicitNulls: Bool) throws(WireError) -> [UInt8] {
   let impl = _EncoderImpl()
   impl.explicitNulls = explicitNulls
-  defer { impl.finish() }
+  // Its output is read through a pointer below: keep it alive until then.
+  defer { withExtendedLifetime(impl) {} }
   do {
     try impl.encodeRoot(value)
   } catch {
@@ -38,7 +39,6 @@ func _fastEncode<T: Encodable>(_ value: T, explicitNulls: Bool) throws(WireError
 /// Decodes a `T` from `value` with the fast decoder (whatever the switch says).
 func _fastDecode<T: Decodable>(_ type: T.Type, from value: JSONValue, rootNoun: String) throws(WireError) -> T {
   let impl = _DecoderImpl(value: value, rootNoun: rootNoun, path: [])
-  defer { impl.finish() }
   do {
     return try impl.unbox(value, as: T.self, base: 0, nested: .none, key: nil, style: .key)
   } catch {

@@ -1,9 +1,9 @@
 // The reference decoder: reads a parsed `JSONValue` tree plainly, to check the fast decoder
 // (`_DecoderImpl`) against and to fall back to. A decoder value per JSON value, its path as an
-// array, every typed read through the same generic one: no box reuse, no shared mutable
-// decoder, no lookup tables, no unsafe casts. The rules for keys and payloads and every
-// message come from DecodingErrors.swift, shared with the fast decoder; its only runtime
-// reads are A1–A3 in Internal/ABI/Runtime.swift (enum or not; a key enum's keys).
+// array, every typed read through the same generic one: no shared mutable decoder, no lookup
+// tables, no unsafe casts. The rules for keys and payloads and every message come from
+// DecodingErrors.swift, shared with the fast decoder; its only runtime reads are A1–A3 in
+// Internal/ABI/Runtime.swift (enum or not; a key enum's keys).
 
 /// One `decode` call of the reference decoder.
 final class _RefDecoding {

@@ -1,7 +1,7 @@
 // The reference encoder: the wire format stated plainly, to check the streaming encoder
 // (`_EncoderImpl`) against and to fall back to. It builds a tree of the value, then renders
-// the tree in the wire form (`_referenceRender`) and writes it (`_referenceWrite`). No box
-// reuse, no key cache, no byte-level rewrites; its only runtime read is `_isEnumType` (A1 in
+// the tree in the wire form (`_referenceRender`) and writes it (`_referenceWrite`). No
+// byte-level rewrites, no direct paths; its only runtime read is `_isEnumType` (A1 in
 // Internal/ABI/Runtime.swift). It keeps the streaming encoder's contract (each container is
 // filled before the next member of its parent is written), so both fail on the same misuse
 // with the same message.

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import atexit
 import os
+import shlex
 import sys
 import threading
 import traceback
@@ -21,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import _json
 from ._native import Library, default_library, load
-from .errors import ReducerKitError, Status, StoreClosedError
+from .errors import ReducerKitError, SchemaMismatchError, Status, StoreClosedError
 
 if TYPE_CHECKING:  # asyncio is imported where it is used: `import reducerkit` stays fast
     import asyncio
@@ -77,6 +78,28 @@ def features(library: Library | str | os.PathLike[str] | None = None) -> list[di
         _features_cache[lib.path] = cached
     copied: list[dict[str, Any]] = _json.loads(_json.dumps(cached))  # callers may mutate it
     return copied
+
+
+def check_schema_hash(lib: Library, feature: str, expected: str, typed: str) -> None:
+    """Raises :class:`SchemaMismatchError` unless the library's feature ``feature`` has the
+    schema hash ``expected``, the one the typed store ``typed`` (a class of generated stubs)
+    was generated from. An unknown feature passes: creating the store then says so."""
+    listed = _features_cache.get(lib.path)
+    if listed is None:  # read once per library (features() fills the cache); not copied
+        features(lib)
+        listed = _features_cache[lib.path]
+    found = [f for f in listed if f.get("name") == feature]
+    if not found:
+        return
+    actual = found[0].get("schema_hash")
+    if actual == expected:
+        return
+    has = actual if isinstance(actual, str) else "no schema hash"
+    raise SchemaMismatchError(
+        f"{typed} ({feature!r}) was generated from schema {expected}, library has "
+        f"{has}: regenerate with python -m reducerkit stubs "
+        f"{shlex.quote(feature)} --lib {shlex.quote(lib.path)} (the library {lib.path} "
+        f"changed the feature's actions, state or endpoints since)", Status.MISUSE)
 
 
 def _checked_features(lib: Library, value: Any) -> list[dict[str, Any]]:

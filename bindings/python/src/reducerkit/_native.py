@@ -112,6 +112,7 @@ FUNCTIONS: dict[str, tuple[Sequence[Any], Any]] = {
     "rk_store_advance_clock": ([c_void_p, c_int64], _status),
     "rk_store_take_actions": ([c_void_p, _OUT_STR, _OUT_LEN], _status),
     "rk_store_scenario": ([c_void_p, _OUT_STR, _OUT_LEN], _status),
+    "rk_store_snapshot": ([c_void_p, _OUT_STR, _OUT_LEN], _status),
     "rk_store_effect_count": ([c_void_p, POINTER(c_uint64)], _status),
     # Effects the host fulfils
     "rk_store_on_request": ([c_void_p, REQUEST_CALLBACK, c_void_p], _status),
@@ -203,6 +204,7 @@ class Library:
     rk_store_advance_clock: Callable[[Any, int], int]
     rk_store_take_actions: Callable[..., int]
     rk_store_scenario: Callable[..., int]
+    rk_store_snapshot: Callable[..., int]
     rk_store_effect_count: Callable[..., int]
     rk_store_on_request: Callable[..., int]
     rk_store_take_requests: Callable[..., int]

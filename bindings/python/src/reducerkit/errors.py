@@ -31,6 +31,7 @@ __all__ = [
     "TimeoutError",
     "InternalError",
     "MisuseError",
+    "SchemaMismatchError",
     "ResponseError",
     "LibraryNotFoundError",
     "ABIVersionError",
@@ -129,6 +130,13 @@ class InternalError(ReducerKitError):
 class MisuseError(ReducerKitError):
     """``RK_ERR_MISUSE``: a call not allowed here, e.g. advancing the clock of a store on the
     live clock, or using a store in a ``fork()`` child of the process that created it."""
+
+
+class SchemaMismatchError(MisuseError):
+    """A typed store (``python -m reducerkit stubs``) created against a library whose feature
+    has another schema than the one the stubs were generated from. The message names both
+    schema hashes and the command that generates the stubs again. Raised before any store is
+    made."""
 
 
 class ResponseError(ReducerKitError, ValueError):

@@ -47,7 +47,16 @@ else:
     ActionT = TypeVar("ActionT")
 
 from ._host import HostRequests, Provider, Request, normalize_provide
-from ._lifecycle import Core, features, live_cores, live_lock, load_library, resolve_library, tls
+from ._lifecycle import (
+    Core,
+    check_schema_hash,
+    features,
+    live_cores,
+    live_lock,
+    load_library,
+    resolve_library,
+    tls,
+)
 from ._native import Library
 from ._patch import MISSING, apply_patch, freeze, parse_pointer, resolve
 
@@ -135,6 +144,10 @@ class Store(Generic[StateT, ActionT]):
             argument is a keyword, in the order :class:`reducerkit.testing.TestStore` shares.
         initial_state: an object merged over the feature's default state (``None``: the
             default state).
+        snapshot: a document :meth:`snapshot` returned (perhaps by an older release of the
+            library, read back from a file): the store starts from its state, migrated to
+            the feature's current ``state_version``, and its version continues from the
+            snapshot's. Not together with ``initial_state``.
         clock: ``"live"`` (real time) or ``"test"`` (time moves only by :meth:`advance`).
         record_actions: record every reduced action for :meth:`take_actions` (what
             :class:`reducerkit.testing.TestStore` uses).
@@ -158,6 +171,11 @@ class Store(Generic[StateT, ActionT]):
     Raises:
         UnknownFeatureError, StateError, JSONError, InvalidArgumentError (also a ``provide``
         name that is not an endpoint of the feature: the message lists its endpoints).
+        A ``snapshot`` of another feature, of a newer state version than the library's,
+        whose migration fails, or whose state the feature cannot decode is a
+        :class:`StateError` (the library's message names the migration and the JSON Pointer
+        of the offending value); a document that is not a snapshot, or one given with
+        ``initial_state``, an :class:`InvalidArgumentError`.
 
     Calls may come from any thread. The store is destroyed by :meth:`close`, by leaving a
     ``with`` block, when it is garbage-collected, or at interpreter exit.
@@ -170,9 +188,13 @@ class Store(Generic[StateT, ActionT]):
     """The endpoints this store answers (the ``"provide"`` option): the providers' names, then
     the other ``provide`` names."""
     _handle: c_void_p | None
+    _schema_hash: str | None = None
+    """Set by a typed store of generated stubs (``python -m reducerkit stubs``): the feature's
+    schema hash they were generated from. Creating the store checks it against the library's
+    (:class:`reducerkit.SchemaMismatchError` when they differ)."""
 
     def __init__(self, feature: str, *, initial_state: dict[str, Any] | None = None,
-                 clock: Clock = "live", record_actions: bool = False, record: bool = False,
+                 snapshot: Mapping[str, Any] | None = None, clock: Clock = "live", record_actions: bool = False, record: bool = False,
                  providers: Mapping[str, Provider] | None = None,
                  provide: Iterable[str] | None = None,
                  loop: asyncio.AbstractEventLoop | None = None,
@@ -181,6 +203,8 @@ class Store(Generic[StateT, ActionT]):
         options: dict[str, Any] = {"clock": clock}
         if initial_state is not None:
             options["initial_state"] = initial_state
+        if snapshot is not None:
+            options["snapshot"] = snapshot
         if record_actions:
             options["record_actions"] = True
         if record:
@@ -205,13 +229,16 @@ class Store(Generic[StateT, ActionT]):
         try:
             options_json = _json.dumps(options)
         except _json.EncodeError as e:
-            raise JSONError(f"initial_state cannot be encoded as JSON: {e}", Status.JSON) from e
+            what = "snapshot" if snapshot is not None and initial_state is None else "initial_state"
+            raise JSONError(f"{what} cannot be encoded as JSON: {e}", Status.JSON) from e
         if not isinstance(feature, str):
             raise InvalidArgumentError(f"feature must be a str, not {type(feature).__name__}",
                                        Status.INVALID_ARGUMENT)
         if "\x00" in feature:
             raise InvalidArgumentError(
                 f"feature name {feature[:64]!r} contains a NUL character", Status.INVALID_ARGUMENT)
+        if self._schema_hash is not None:
+            check_schema_hash(lib, feature, self._schema_hash, type(self).__name__)
         out = c_void_p()
         lib.call(lib.rk_store_create, feature.encode("utf-8"), options_json, byref(out))
         self._setup(lib, out, owned=True, feature=feature, clock=clock,
@@ -549,6 +576,24 @@ class Store(Generic[StateT, ActionT]):
         self._call(lib.rk_store_get, handle, encoded, ptr, length, version,
                    context=f"get({pointer!r})")
         return freeze(lib.decode(lib.take_string(ptr, length), "rk_store_get")), version.value
+
+    def snapshot(self) -> dict[str, Any]:
+        """The state with what is needed to restore it later, as a dict ready for
+        ``json.dump``: ``{"feature": ..., "state_version": 3, "schema_hash": ..., "version":
+        17, "state": {...}}``. Pass it back as ``Store(feature, snapshot=...)``, in this
+        process or another one, with this library or a newer one (which migrates it).
+
+        ```python
+        json.dump(store.snapshot(), open("state.json", "w"))
+        store = reducerkit.Store("todos", snapshot=json.load(open("state.json")))
+        ```
+        """
+        handle = self._live_handle()
+        lib = self._lib
+        data = lib.call_out_string(lib.rk_store_snapshot, handle, context="snapshot()",
+                                   pending=self._errors)
+        document: dict[str, Any] = lib.decode(data, "rk_store_snapshot")
+        return document
 
     def state_json(self) -> bytes:
         """The current state as the library's JSON text (not cached)."""

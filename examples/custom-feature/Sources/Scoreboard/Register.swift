@@ -7,6 +7,8 @@ extension Feature {
     name: "scoreboard",
     description: "Two teams' scores, saved through the host.",
     initialState: Scoreboard.State(),
+    stateVersion: Scoreboard.stateVersion,
+    migrations: Scoreboard.migrations,
     endpoints: [.endpoint(\.saveScore)]
   ) {
     Scoreboard()

@@ -9,22 +9,26 @@ python -m reducerkit check Tests/scenarios                # scenarios, as reduce
 python -m reducerkit record counter --clock test < session.jsonl > s.scenario.json
 python -m reducerkit fuzz counter --invariant mymodule:count_is_small --examples 200
 python -m reducerkit stubs counter > counter_types.py      # --lang c: a C header
+python -m reducerkit snapshots check snapshots/           # saved states still restore
+python -m reducerkit schema diff old.json new.json        # breaking schema changes
 ```
 
 Each command is a module of this package (``features``, ``run``, ``version``, ``check``,
-``record``, ``fuzz``, ``stubs``) whose ``register(subparsers)`` adds its subparser and sets
-its handler, ``execute(args, lib, out, err)``; :func:`main` loads the library (``--lib``,
-before or after the command) and calls the handler.
+``record``, ``fuzz``, ``stubs``, ``snapshots``, ``schema``) whose ``register(subparsers)``
+adds its subparser and sets its handler, ``execute(args, lib, out, err)``; :func:`main` loads
+the library (``--lib``, before or after the command; not for ``schema diff``, which reads only
+the files it is given) and calls the handler.
 
 Exit status, one convention for every command:
 
 - **0**: the command did what was asked (``check``: every scenario passed; ``fuzz``: the
-  invariant held).
+  invariant held; ``snapshots check``: every snapshot restored; ``schema diff``: no breaking
+  change).
 - **1**: the command failed: an input it was given was refused (an unknown feature, an action
-  log's line, a session's line, a library that cannot be loaded, ...). From the two commands
-  that give a verdict, ``check`` and ``fuzz``, 1 means only that: a scenario or the invariant
-  failed.
-- **2**: bad usage (arguments that do not parse). From ``check`` and ``fuzz``, also anything
+  log's line, a session's line, a library that cannot be loaded, ...). From the commands
+  that give a verdict, ``check``, ``fuzz``, ``snapshots check`` and ``schema diff``, 1 means
+  only that: a scenario or the invariant failed, a snapshot did not restore, a change breaks.
+- **2**: bad usage (arguments that do not parse). From the verdict commands, also anything
   else that kept them from reaching a verdict (a path that does not exist, a library that
   cannot be loaded, an invariant that cannot be imported, no ``reducerkit-check`` to replay
   through), so that their 1 always means a real failure, as for the C program
@@ -40,15 +44,16 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from .._lifecycle import load_library
+from .._native import Library
 from ..errors import ReducerKitError
-from . import check, features, fuzz, record, run, stubs, version
+from . import check, features, fuzz, record, run, schema, snapshots, stubs, version
 from ._common import OK, USAGE
 from .features import summarize_schema
 
 __all__ = ["main", "summarize_schema"]
 
 #: The commands, in the order ``--help`` lists them.
-COMMANDS = (features, run, version, check, record, fuzz, stubs)
+COMMANDS = (features, run, version, check, record, fuzz, stubs, snapshots, schema)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -73,11 +78,13 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None,
         args = _parser().parse_args(argv)
     except SystemExit as e:  # argparse: --help (0) or bad usage (2)
         return int(e.code) if isinstance(e.code, int) else USAGE
-    try:
-        lib = load_library(args.lib) if args.lib else load_library()
-    except ReducerKitError as e:
-        err.write(f"reducerkit: {e.message}\n")
-        return int(args.trouble)
+    lib: Library | None = None
+    if getattr(args, "needs_library", True):  # schema diff reads only the files it is given
+        try:
+            lib = load_library(args.lib) if args.lib else load_library()
+        except ReducerKitError as e:
+            err.write(f"reducerkit: {e.message}\n")
+            return int(args.trouble)
     try:
         return int(args.handler(args, lib, out, err))
     except ReducerKitError as e:  # e.g. a library off the ABI (LibraryABIError)

@@ -43,6 +43,8 @@ The scenario files shared by the Swift, C and Python runners (``*.scenario.json`
 ``Tests/scenarios/README.md``) run with :func:`run_scenario`; installed, the package's pytest
 plugin collects them as tests. :func:`check` runs random action sequences of a feature
 against an invariant (``reducerkit.testing.strategies``: Hypothesis strategies).
+:func:`check_snapshots` restores every saved snapshot of a directory with the current library
+(a CI gate for state that outlives the process).
 """
 
 from __future__ import annotations
@@ -57,11 +59,13 @@ from .scenarios import (
     scenario_files,
     validate_scenario,
 )
+from .snapshots import SnapshotFailure, check_snapshots, snapshot_files
 from .store import Changes, TestStore
 
 __all__ = ["TestStore", "Changes", "run_scenario", "load_scenario", "scenario_files",
            "validate_scenario", "ScenarioError", "ScenarioFailure", "check",
-           "InvariantFailure", "strategies"]
+           "InvariantFailure", "strategies", "check_snapshots", "snapshot_files",
+           "SnapshotFailure"]
 
 if TYPE_CHECKING:  # for type checkers and pdoc (which runs this block); at run time, they
     # are imported on first use (__getattr__ below): they need the optional Hypothesis.

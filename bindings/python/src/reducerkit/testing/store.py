@@ -11,6 +11,7 @@ from typing import Any, Generic, TypeAlias
 
 from .._diff import describe_changes, json_equal
 from .._json import compact
+from .._lifecycle import check_schema_hash, resolve_library
 from .._native import Library
 from ..errors import TimeoutError
 from ..store import ActionT, Request, StateT, Store
@@ -61,6 +62,8 @@ class TestStore(Generic[StateT, ActionT]):
     Args:
         feature: the feature name, e.g. ``"search"``.
         initial_state: merged over the feature's default state.
+        snapshot: a document :meth:`reducerkit.Store.snapshot` returned: the test starts
+            from its (migrated) state.
         clock: ``"test"`` (default: time moves only by :meth:`advance`) or ``"live"``.
         exhaustive: ``False`` asserts only what is given: unasserted state changes, received
             actions and running effects are let through (TCA's ``exhaustivity = .off``).
@@ -78,15 +81,20 @@ class TestStore(Generic[StateT, ActionT]):
     """
 
     __test__ = False  # not a pytest test class
+    _schema_hash: str | None = None
+    """Set by a typed test store of generated stubs: see :class:`reducerkit.Store`."""
 
     def __init__(self, feature: str, *, initial_state: dict[str, Any] | None = None,
-                 clock: str = "test", exhaustive: bool = True, timeout: float = 1.0,
+                 snapshot: Mapping[str, Any] | None = None, clock: str = "test", exhaustive: bool = True, timeout: float = 1.0,
                  provide: Iterable[str] | None = None,
                  library: Library | str | os.PathLike[str] | None = None) -> None:
         self.feature = feature
         self.exhaustive = exhaustive
         self.timeout = timeout
-        self.store = Store(feature, initial_state=initial_state,
+        if self._schema_hash is not None:
+            check_schema_hash(resolve_library(library), feature, self._schema_hash,
+                              type(self).__name__)
+        self.store = Store(feature, initial_state=initial_state, snapshot=snapshot,
                            clock=clock,  # type: ignore[arg-type]  # checked by the library
                            record_actions=True, provide=provide, library=library)
         self._state: dict[str, Any] = copy.deepcopy(self.store.state)
