@@ -263,6 +263,44 @@ import Testing
     #expect(Self.navigate(NestedWriter(), ["inner"]).hasPrefix(#"error: no value at "/inner": the object at the root has no key "inner""#))
   }
 
+  struct Leaf: SynthesizedCodable, Equatable {
+    var label: String
+    var size: Int?
+  }
+
+  struct Tree: SynthesizedCodable, Equatable {
+    var name: String
+    var leaf: Leaf
+    var spare: Leaf?
+    var none: Leaf?
+    var leaves: [Leaf]
+    var flag: Bool
+  }
+
+  /// A `SynthesizedCodable` struct the codec trusts is read by its properties' offsets: the
+  /// same values and messages as through `encode(to:)`.
+  @Test func trustedStructsReadByOffsetAsThroughEncode() throws {
+    let tree = Tree(
+      name: "t", leaf: Leaf(label: "a", size: nil), spare: Leaf(label: "b", size: 2), none: nil,
+      leaves: [Leaf(label: "c", size: 3)], flag: true)
+    for _ in 0..<20 { _ = try WireEncoder(explicitNulls: true).encode(tree) }
+    #expect(_NavigationType.of(tree).fields?.map(\.name) == ["name", "leaf", "spare", "none", "leaves", "flag"])
+    #expect(_NavigationType.of(tree.leaf).fields != nil)
+    let expected: [([String], String)] = [
+      (["name"], #""t""#), (["leaf"], #"{"label":"a","size":null}"#), (["leaf", "size"], "null"),
+      (["spare", "size"], "2"), (["spare"], #"{"label":"b","size":2}"#), (["none"], "null"),
+      (["leaves", "0", "label"], #""c""#), (["flag"], "true"),
+      (["none", "label"], #"error: no value at "/none/label": the value at "/none" is null"#),
+      (["leaf", "size", "x"], #"error: no value at "/leaf/size/x": the value at "/leaf/size" is null"#),
+      (["spare", "size", "x"], #"error: no value at "/spare/size/x": the value at "/spare/size" is a number, not an object or an array"#),
+      (["nope"], #"error: no value at "/nope": the object at the root has no key "nope" (its keys: "name", "leaf", "spare", "none", "leaves", "flag")"#),
+      (["leaves", "1"], #"error: no value at "/leaves/1": the array at "/leaves" has 1 element"#),
+    ]
+    for (segments, json) in expected {
+      #expect(Self.navigate(tree, segments) == json, "\(segments)")
+    }
+  }
+
   @Test func pointersParseAsBefore() throws {
     #expect(try Self.parsePointer("/") == [""])
     #expect(try Self.parsePointer("//a/") == ["", "a", ""])

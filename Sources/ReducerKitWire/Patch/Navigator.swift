@@ -17,7 +17,8 @@ package enum Navigator {
       guard case let .value(value) = current else {
         throw missing(segments, index, "\(valueAt(parent)) is null")
       }
-      if let diffable = _diffableType(of: value) {
+      let type = _NavigationType.of(value)
+      if let diffable = type.diffable {
         switch diffable._child(of: value, at: segment) {
         case let .found(child):
           current = child
@@ -28,6 +29,12 @@ package enum Navigator {
         case .missingKey:
           throw missing(segments, index, "the object \(at(parent)) has no key \(WireQuote.bounded(segment))")
         }
+      }
+      // A `SynthesizedCodable` struct the codec trusts: the member read at its offset.
+      if let fields = type.fields, let field = fields.last(where: { $0.name == segment }) {
+        current = field.read(in: value)
+        index += 1
+        continue
       }
       // A struct's member or an array's element, found without recording its siblings;
       // anything else (missing, a wrapper, a scalar, opaque) by the shape below.
@@ -137,19 +144,103 @@ extension JSONValue {
   }
 }
 
-/// The collections that find their own children (`_PatchDiffable`), by type. A protocol
-/// cast looks through the runtime's conformance tables every time (~1,500 instructions, one
-/// per step of a pointer); this is a dictionary lookup. Under the codec's tables lock.
-nonisolated(unsafe) private var _diffableTypes: [ObjectIdentifier: (any _PatchDiffable.Type)?] = [:]
+/// What `Navigator` knows of a type, found once per type: whether it finds its own children
+/// (`_PatchDiffable`: a protocol cast looks through the runtime's conformance tables, ~1,500
+/// instructions, so it is made once, not per step of every pointer), and, for a
+/// `SynthesizedCodable` struct whose plan the codec trusts (its JSON members are its stored
+/// properties under their names), how to read each property at its offset instead of
+/// through `encode(to:)`. Immutable; kept in a table under the codec's tables lock.
+final class _NavigationType: @unchecked Sendable {
+  let diffable: (any _PatchDiffable.Type)?
+  /// The properties of a trusted plan; nil otherwise.
+  let fields: [_NavigationField]?
+  /// False while the codec is still checking the type's plan (the codec checks it on the
+  /// values it encodes): looked up again after `lookupsLeft` more uses.
+  let settled: Bool
+  /// `_withWireTables` only.
+  nonisolated(unsafe) var lookupsLeft = 32
 
-/// `value`'s type as a `_PatchDiffable` type, or nil.
-func _diffableType(of value: any Encodable) -> (any _PatchDiffable.Type)? {
-  let type = type(of: value)
-  let id = ObjectIdentifier(type)
-  if let known = _withWireTables({ _diffableTypes[id] }) { return known }
-  let diffable = type as? any _PatchDiffable.Type
-  _withWireTables { _diffableTypes[id] = diffable }
-  return diffable
+  init(diffable: (any _PatchDiffable.Type)?, fields: [_NavigationField]?, settled: Bool) {
+    self.diffable = diffable
+    self.fields = fields
+    self.settled = settled
+  }
+
+  /// `_withWireTables` only.
+  nonisolated(unsafe) private static var known: [ObjectIdentifier: _NavigationType] = [:]
+
+  static func of(_ value: any Encodable) -> _NavigationType {
+    let type = type(of: value)
+    let id = ObjectIdentifier(type)
+    let cached: _NavigationType? = _withWireTables {
+      guard let entry = known[id] else { return nil }
+      if entry.settled { return entry }
+      entry.lookupsLeft -= 1
+      return entry.lookupsLeft > 0 ? entry : nil
+    }
+    if let cached { return cached }
+    func make<T: Encodable>(_: T.Type) -> _NavigationType {
+      let diffable = T.self as? any _PatchDiffable.Type
+      guard diffable == nil else { return _NavigationType(diffable: diffable, fields: nil, settled: true) }
+      switch _directFields(of: T.self) {
+      case .unsupported:
+        return _NavigationType(diffable: nil, fields: nil, settled: true)
+      case .checking:
+        return _NavigationType(diffable: nil, fields: nil, settled: false)
+      case .trusted(let properties):
+        var fields: [_NavigationField] = []
+        for property in properties {
+          guard let reader = _memberReader(property.type) else {
+            return _NavigationType(diffable: nil, fields: nil, settled: true)
+          }
+          fields.append(_NavigationField(name: property.name, offset: property.offset, reader: reader))
+        }
+        return _NavigationType(diffable: nil, fields: fields, settled: true)
+      }
+    }
+    let made = make(type)
+    _withWireTables { known[id] = made }
+    return made
+  }
+}
+
+/// A stored property of a trusted struct, and how to read it as `encode(to:)` would have
+/// written it (an optional: its value, or `null`).
+struct _NavigationField {
+  let name: String
+  let offset: Int
+  let reader: (UnsafeRawPointer) -> _ShapeChild
+
+  /// The property of `value` (a value of the struct this field belongs to).
+  func read(in value: any Encodable) -> _ShapeChild {
+    func open<T: Encodable>(_ value: T) -> _ShapeChild {
+      withUnsafePointer(to: value) { reader(UnsafeRawPointer($0) + offset) }
+    }
+    return open(value)
+  }
+}
+
+/// How to read a property of type `type` at its address, as `_ShapeKeyed` records it: a
+/// value of the type, or for an optional its wrapped value or `null` (synthesized
+/// `encode(to:)` writes optionals with `encodeIfPresent`). nil for a type that is not
+/// `Encodable` (not in a trusted plan).
+func _memberReader(_ type: Any.Type) -> ((UnsafeRawPointer) -> _ShapeChild)? {
+  if let optional = type as? any _NavigableOptional.Type { return optional._memberReader() }
+  guard let encodable = type as? any Encodable.Type else { return nil }
+  func make<F: Encodable>(_: F.Type) -> (UnsafeRawPointer) -> _ShapeChild {
+    { .value($0.load(as: F.self)) }
+  }
+  return make(encodable)
+}
+
+protocol _NavigableOptional {
+  static func _memberReader() -> (UnsafeRawPointer) -> _ShapeChild
+}
+
+extension Optional: _NavigableOptional where Wrapped: Encodable {
+  static func _memberReader() -> (UnsafeRawPointer) -> _ShapeChild {
+    { pointer in pointer.load(as: Wrapped?.self).map { .value($0) } ?? .null }
+  }
 }
 
 extension _PatchDiffable {
