@@ -11,9 +11,14 @@ package enum JSONPointer {
         .invalidArgument,
         "pointer \(quoted(bytes)) is not a JSON Pointer: it must be \"\" (the whole state) or start with \"/\"")
     }
-    // Validated once over the contiguous bytes (a lazy view would take the generic path).
-    let valid = bytes.withMemoryRebound(to: UInt8.self) { String(validating: $0, as: UTF8.self) }
-    guard let text = valid else {
+    // Validated once over the contiguous bytes (a lazy view would take the generic path);
+    // ASCII, the usual pointer, is valid as it is.
+    var ascii = true
+    for byte in bytes where byte >= 0x80 {
+      ascii = false
+      break
+    }
+    if !ascii, bytes.withMemoryRebound(to: UInt8.self, { String(validating: $0, as: UTF8.self) }) == nil {
       throw PatchError(.invalidArgument, "pointer is not valid UTF-8")
     }
     // One pass over the bytes; a segment without "~" is made straight from its bytes.
@@ -30,15 +35,15 @@ package enum JSONPointer {
         end += 1
       }
       let raw = UnsafeRawBufferPointer(rebasing: bytes[start..<end])
-      segments.append(escaped ? try unescape(raw, text) : String(decoding: raw, as: UTF8.self))
+      segments.append(escaped ? try unescape(raw, bytes) : String(decoding: raw, as: UTF8.self))
       start = end + 1
     }
     return segments
   }
 
-  /// A segment with `~0` and `~1` turned into `~` and `/` (`text`: the whole pointer, for the
-  /// message).
-  private static func unescape(_ raw: UnsafeRawBufferPointer, _ text: String) throws(PatchError) -> String {
+  /// A segment with `~0` and `~1` turned into `~` and `/` (`pointer`: the whole pointer, valid
+  /// UTF-8, for the message).
+  private static func unescape(_ raw: UnsafeRawBufferPointer, _ pointer: UnsafeRawBufferPointer) throws(PatchError) -> String {
     var segment: [UInt8] = []
     segment.reserveCapacity(raw.count)
     var iterator = raw.makeIterator()
@@ -53,7 +58,7 @@ package enum JSONPointer {
       default:
         throw PatchError(
           .invalidArgument,
-          "pointer \(WireQuote.bounded(text)) has \"~\" not followed by 0 or 1 (write \"~\" as \"~0\" and \"/\" as \"~1\")")
+          "pointer \(WireQuote.bounded(String(decoding: pointer, as: UTF8.self))) has \"~\" not followed by 0 or 1 (write \"~\" as \"~0\" and \"/\" as \"~1\")")
       }
     }
     return String(decoding: segment, as: UTF8.self)
@@ -103,7 +108,7 @@ package enum JSONPointer {
   }
 
   /// Appends `text` (valid UTF-8) as a JSON string, escaped as `WireEncoder` escapes.
-  static func appendJSONString(_ text: [UInt8], to out: inout [UInt8]) {
+  static func appendJSONString<Bytes: Sequence<UInt8>>(_ text: Bytes, to out: inout [UInt8]) {
     out.append(UInt8(ascii: "\""))
     for byte in text {
       switch byte {
