@@ -15,8 +15,8 @@
 #   One C test case: build/c/test_requests "a replaced callback" (--list lists the cases).
 # Building: make lib (build/libreducerkit.so), make (also build/reducerkit-check, the C scenario
 #   runner), make wheel, make install PREFIX=... / make uninstall, make docs (build/docs).
-# Running: make demo, make bench (also bench-ir, bench-scaling), make bench-check (the instruction-count
-#   gate, in make test), make fuzz FUZZ_SECONDS=N.
+# Running: make demo, make bench (also bench-ir, bench-scaling, bench-inspector), make bench-check (the
+#   instruction-count gate, in make test), make fuzz FUZZ_SECONDS=N.
 
 SWIFT      ?= swift
 SWIFTC     ?= swiftc
@@ -197,6 +197,12 @@ bench: lib $(BUILD)/bench/c_bench
 	$(RUN_PY) benchmarks/python/bench.py
 	$(RUN_PY) benchmarks/python/snapshots.py $(addprefix --scoreboard ,$(wildcard examples/custom-feature/.build/release/libscoreboard.so))
 	$(MAKE) --no-print-directory bench-scaling
+	$(MAKE) --no-print-directory bench-inspector
+
+# The inspector on a 100,000-step todos recording against issue 23's targets (headless Chromium).
+.PHONY: bench-inspector
+bench-inspector: lib
+	$(RUN_PY) benchmarks/inspector.py
 
 # Observation cost against state size (C and Python, pydux beside them): prints the table and
 # writes benchmarks/results/scaling.{md,json,png}. Its packages go into a venv of this checkout.

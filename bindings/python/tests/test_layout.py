@@ -101,8 +101,8 @@ def _command_modules() -> list[str]:
 
 def test_each_command_is_a_module_that_registers_itself() -> None:
     modules = _command_modules()
-    assert modules == ["check", "features", "fuzz", "record", "run", "schema", "snapshots",
-                       "stubs", "version"]
+    assert modules == ["check", "features", "fuzz", "inspect", "record", "run", "schema",
+                       "snapshots", "stubs", "version"]
     parser = reducerkit.cli._parser()
     choices = next(a for a in parser._actions if a.dest == "command").choices
     assert choices is not None and sorted(choices) == modules
@@ -114,7 +114,7 @@ def test_each_command_is_a_module_that_registers_itself() -> None:
 
 @pytest.mark.parametrize(("command", "args", "status"), [
     ("features", [], 1), ("version", [], 1), ("run", ["counter", "-"], 1),
-    ("record", ["counter"], 1), ("stubs", ["counter"], 1),
+    ("record", ["counter"], 1), ("stubs", ["counter"], 1), ("inspect", ["x.scenario.json"], 1),
     # The commands that give a verdict: 1 only for a failed check.
     ("check", ["."], 2), ("fuzz", ["counter", "--invariant", "json:loads"], 2),
     ("snapshots", ["check", "."], 2),

@@ -16,6 +16,7 @@ import shlex
 import sys
 import threading
 import traceback
+from collections.abc import Callable
 from contextlib import suppress
 from ctypes import c_void_p
 from typing import TYPE_CHECKING, Any
@@ -157,6 +158,7 @@ class Core:
         self.streams: set[tuple[asyncio.AbstractEventLoop, asyncio.Queue[Any]]] = set()
         self.lock = threading.Lock()
         self.closed = False
+        self.on_close: list[Callable[[], object]] = []  # run once closed (the inspector's)
 
     def in_own_callback(self) -> bool:
         stack = getattr(tls, "stack", None)
@@ -203,6 +205,11 @@ class Core:
         self._release()
         if requests is not None:
             requests.closed()
+        for hook in self.on_close:
+            try:
+                hook()
+            except Exception:  # noqa: BLE001 - pragma: no cover - a hook must not stop close
+                pass
         for loop, queue in list(self.streams):
             try:
                 loop.call_soon_threadsafe(queue.put_nowait, CLOSED)

@@ -820,6 +820,7 @@ class Store(Generic[StateT, ActionT]):
     # ---- recording -------------------------------------------------------------------
 
     _recording = False  # created with record=True (the library records: rk_store_scenario)
+    _inspector: Any = None  # reducerkit.inspect.live.Inspector, once inspect() was called
 
     def scenario(self, name: str | None = None) -> dict[str, Any]:
         """The scenario of everything this store has done since it was created (needs
@@ -849,6 +850,25 @@ class Store(Generic[StateT, ActionT]):
         if self._errors:
             self._raise_pending()
         return scenario
+
+    def inspect(self, port: int = 0) -> str:
+        """Serves the time-travel inspector of this store on 127.0.0.1 (loopback only;
+        ``port`` 0: any free port) and returns its URL; open it in a browser and each new
+        step appears while the program runs. It stops when the store closes, and costs the
+        store nothing while no page is connected. The same as
+        ``reducerkit.inspect.serve(store, port)``:
+
+        ```python
+        store = reducerkit.Store("todos")
+        print(store.inspect())        # http://127.0.0.1:PORT/
+        ```
+
+        Raises:
+            OSError: the port cannot be bound.
+            StoreClosedError: the store is closed.
+        """
+        from .inspect.live import serve
+        return serve(self, port)
 
     # ---- asyncio -----------------------------------------------------------------------
 

@@ -6,18 +6,20 @@ python -m reducerkit run counter actions.jsonl            # one state (JSON) per
 python -m reducerkit run todos actions.jsonl --diff       # what each action changed
 python -m reducerkit run search actions.jsonl --clock test
 python -m reducerkit check Tests/scenarios                # scenarios, as reducerkit-check
+python -m reducerkit check Tests/scenarios --html out     # + a report of each failing one
 python -m reducerkit record counter --clock test < session.jsonl > s.scenario.json
 python -m reducerkit fuzz counter --invariant mymodule:count_is_small --examples 200
 python -m reducerkit stubs counter > counter_types.py      # --lang c: a C header
 python -m reducerkit snapshots check snapshots/           # saved states still restore
 python -m reducerkit schema diff old.json new.json        # breaking schema changes
+python -m reducerkit inspect s.scenario.json -o s.html     # a time-travel inspector page
 ```
 
 Each command is a module of this package (``features``, ``run``, ``version``, ``check``,
-``record``, ``fuzz``, ``stubs``, ``snapshots``, ``schema``) whose ``register(subparsers)``
-adds its subparser and sets its handler, ``execute(args, lib, out, err)``; :func:`main` loads
-the library (``--lib``, before or after the command; not for ``schema diff``, which reads only
-the files it is given) and calls the handler.
+``record``, ``fuzz``, ``stubs``, ``snapshots``, ``schema``, ``inspect``) whose
+``register(subparsers)`` adds its subparser and sets its handler, ``execute(args, lib, out,
+err)``; :func:`main` loads the library (``--lib``, before or after the command; not for
+``schema diff``, which reads only the files it is given) and calls the handler.
 
 Exit status, one convention for every command:
 
@@ -46,14 +48,14 @@ from typing import TextIO
 from .._lifecycle import load_library
 from .._native import Library
 from ..errors import ReducerKitError
-from . import check, features, fuzz, record, run, schema, snapshots, stubs, version
+from . import check, features, fuzz, inspect, record, run, schema, snapshots, stubs, version
 from ._common import OK, USAGE
 from .features import summarize_schema
 
 __all__ = ["main", "summarize_schema"]
 
 #: The commands, in the order ``--help`` lists them.
-COMMANDS = (features, run, version, check, record, fuzz, stubs, snapshots, schema)
+COMMANDS = (features, run, version, check, record, fuzz, stubs, snapshots, schema, inspect)
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -1,7 +1,8 @@
 """``python -m reducerkit check FILE_OR_DIRECTORY...``: runs scenario files as
 ``reducerkit-check`` does (a directory: the ``*.scenario.json`` files under it), printing a
 line per scenario, then ``N passed, N failed``. Exit status 0 when all passed, 1 when one
-failed, 2 for bad usage or a library that cannot be loaded."""
+failed, 2 for bad usage or a library that cannot be loaded. ``--html DIR`` also writes the
+inspector's report of each failing scenario into ``DIR`` (the failure's lines say where)."""
 
 from __future__ import annotations
 
@@ -26,6 +27,9 @@ def register(sub: Any) -> None:
     add_lib_option(command)
     command.add_argument("--timeout-ms", type=int, default=1000, metavar="N",
                          help="how long a step waits for effects (default 1000)")
+    command.add_argument("--html", metavar="DIR",
+                         help="write the inspector's report (HTML) of each failing scenario "
+                              "into DIR (created if needed)")
 
 
 def execute(args: argparse.Namespace, lib: Library, out: TextIO, err: TextIO) -> int:
@@ -41,5 +45,12 @@ def execute(args: argparse.Namespace, lib: Library, out: TextIO, err: TextIO) ->
         if os.path.isdir(path) and not scenario_files(path):
             err.write(f"reducerkit check: {path} holds no *.scenario.json file\n")
             return USAGE
+    if args.html is not None:
+        try:
+            os.makedirs(args.html, exist_ok=True)
+        except OSError as e:
+            err.write(f"reducerkit check: --html {args.html}: cannot create the directory: "
+                      f"{e.strerror or e}\n")
+            return USAGE
     return check_files(scenario_files(*args.files), out=out, library=lib,
-                       timeout=args.timeout_ms / 1000)
+                       timeout=args.timeout_ms / 1000, html=args.html)

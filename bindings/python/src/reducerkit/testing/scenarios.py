@@ -31,11 +31,12 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
+from .. import _json
 from .._json import compact
 from .._lifecycle import resolve_library
 from .._native import Library
 from ..errors import ReducerKitError, Status
-from .store import TestStore
+from .store import TestStore, _Exact
 
 __all__ = ["ScenarioError", "ScenarioFailure", "load_scenario", "validate_scenario",
            "run_scenario", "scenario_files", "check_files", "json_match", "SUFFIX",
@@ -218,8 +219,11 @@ class _Run:
                             provide=options["provide"], exhaustive=self.exhaustive,
                             timeout=timeout, library=library)
         # States, actions and request payloads compare by the format's rule.
-        self.ts._differ = lambda expected, actual: _indented(json_match(expected, actual, library))
+        self.ts._differ = lambda expected, actual: (
+            None if _identical(expected, actual)
+            else _indented(json_match(expected, actual, library)))
         self.ts._diff_label = ""
+        self.ts._copy_results = False
 
     def expect_error(self, step: Mapping[str, Any], call: str, fn: Any, *args: Any) -> None:
         """Runs ``fn(*args)``: it must fail as ``step["error"]`` says, or succeed if the step
@@ -249,8 +253,7 @@ class _Run:
         kind = next(iter(step))  # the normal form: the kind comes first
         value = step[kind]
         if "state" in step:
-            expected_state = step["state"]
-            changes: Any = lambda _previous: expected_state  # noqa: E731
+            changes: Any = _Exact(step["state"])  # the expected state itself, not copied
         else:
             changes = None  # exhaustive: no change; not exhaustive: not checked
         if kind == "send":
@@ -309,6 +312,20 @@ class _Run:
                                      f"{_indented(difference)}")
 
 
+def _identical(a: Any, b: Any) -> bool:
+    """Whether two decoded JSON values are the same value written the same way (the same
+    compact JSON text: ``true`` is not ``1``, ``1`` is not ``1.0``, keys in the same order):
+    then they also match by the format's rule, and the library need not be asked. A fast
+    path only: anything else (also a value the fast encoder refuses) is compared by
+    ``rk_json_match``."""
+    if a is b:
+        return True
+    try:
+        return _json.dumps(a) == _json.dumps(b)
+    except (TypeError, ValueError, OverflowError, RecursionError):  # orjson: TypeError
+        return False
+
+
 def _indented(text: str | None) -> str | None:
     return None if text is None else "\n".join(f"  {line}" for line in text.splitlines())
 
@@ -333,8 +350,27 @@ def run_scenario(scenario: Mapping[str, Any] | str | os.PathLike[str],
     _run(_normal_form(scenario, lib), lib, timeout)
 
 
-def _run(normal: Mapping[str, Any], lib: Library, timeout: float) -> None:
-    """Runs a scenario in its normal form."""
+class StepObserver:
+    """Watches a replay (the inspector, :mod:`reducerkit.inspect`, records one through it):
+    the runner calls :meth:`start` once the store exists, :meth:`step` after each step, and
+    :meth:`end` after the end's checks. ``test_store._state`` and ``test_store._version`` are
+    the state and version the steps asserted so far. ``failure`` is the failure about to be
+    raised, if any."""
+
+    def start(self, test_store: TestStore[Any, Any]) -> None:
+        """The store was created; no step ran yet."""
+
+    def step(self, index: int, step: Mapping[str, Any], test_store: TestStore[Any, Any],
+             failure: ScenarioFailure | None) -> None:
+        """Step ``index`` (1-based) ran, or failed with ``failure``."""
+
+    def end(self, test_store: TestStore[Any, Any], failure: ScenarioFailure | None) -> None:
+        """The end's checks passed, or failed with ``failure``."""
+
+
+def _run(normal: Mapping[str, Any], lib: Library, timeout: float,
+         observer: StepObserver | None = None) -> None:
+    """Runs a scenario in its normal form (``observer``: see :class:`StepObserver`)."""
     __tracebackhide__ = True
     name = normal["name"]
     try:
@@ -343,17 +379,34 @@ def _run(normal: Mapping[str, Any], lib: Library, timeout: float) -> None:
         raise ScenarioFailure(name, 0, None, f"the store could not be created: "
                                              f"{_status_name(e)}: {e.message}") from None
     try:
+        if observer is not None:
+            observer.start(run.ts)
         finished = False
         for index, step in enumerate(normal["steps"], start=1):
             try:
                 run.step(step)
             except AssertionError as e:
-                raise ScenarioFailure(name, index, step, _strip_prefix(str(e))) from None
+                failure = ScenarioFailure(name, index, step, _strip_prefix(str(e)))
+                if observer is not None:
+                    observer.step(index, step, run.ts, failure)
+                raise failure from None
+            except ReducerKitError as e:  # raised as it is; the observer sees the step fail
+                if observer is not None:
+                    observer.step(index, step, run.ts, ScenarioFailure(
+                        name, index, step, f"{_status_name(e)}: {e.message}"))
+                raise
+            if observer is not None:
+                observer.step(index, step, run.ts, None)
             finished = "finish" in step
         try:
             run.end(finished, normal.get("final_state"))
         except AssertionError as e:
-            raise ScenarioFailure(name, 0, None, _strip_prefix(str(e))) from None
+            failure = ScenarioFailure(name, 0, None, _strip_prefix(str(e)))
+            if observer is not None:
+                observer.end(run.ts, failure)
+            raise failure from None
+        if observer is not None:
+            observer.end(run.ts, None)
     finally:
         run.ts.close()
 
@@ -369,18 +422,27 @@ def _strip_prefix(message: str) -> str:
 
 def check_files(paths: Iterable[str | os.PathLike[str]], *, out: TextIO,
                 library: Library | str | os.PathLike[str] | None = None,
-                timeout: float = 1.0) -> int:
+                timeout: float = 1.0, html: str | os.PathLike[str] | None = None) -> int:
     """Runs scenario files as ``reducerkit-check`` does: one line per scenario
     (``ok     PATH: NAME`` or ``FAILED PATH: NAME`` and what failed), then
     ``N passed, N failed``. A file that fails, however malformed (not JSON, nested too deep,
     unreadable), is reported on its own lines and the run goes on. Returns the exit status
-    (0: all passed, 1: one failed)."""
+    (0: all passed, 1: one failed).
+
+    ``html``: a directory (created if needed) where each scenario that fails gets the
+    inspector's report of its replay (:mod:`reducerkit.inspect`), ``NAME.html``; the lines
+    of the failure say where (``report: DIR/NAME.html``). A file that is not a scenario gets
+    none."""
     lib = resolve_library(library)
     passed = failed = 0
+    written: set[str] = set()
     for path in paths:
         shown = os.fspath(path)
         name = "(no name)"
         detail: str | None = None
+        recorder: Any = None
+        normal: dict[str, Any] | None = None
+        error: str | None = None
         try:
             try:
                 data = Path(path).read_bytes()
@@ -388,8 +450,13 @@ def check_files(paths: Iterable[str | os.PathLike[str]], *, out: TextIO,
                 raise ScenarioError(f"cannot read the file: {e.strerror or e}") from None
             normal = _parse(lib, data, "")
             name = normal["name"]
-            _run(normal, lib, timeout)
+            if html is not None:
+                from ..inspect.report import Recorder
+                recorder = Recorder()
+            _run(normal, lib, timeout, recorder)
         except ScenarioFailure as e:
+            if recorder is not None and recorder.initial is None:
+                error = e.detail
             lines = e.detail.splitlines() or [""]
             head = f"    {e.location()}: {lines[0]}" if e.step else f"    {lines[0]}"
             detail = "\n".join([head] + [f"      {line.lstrip()}" if line.startswith("  $")
@@ -407,7 +474,32 @@ def check_files(paths: Iterable[str | os.PathLike[str]], *, out: TextIO,
             out.write(f"ok     {shown}: {name}\n")
         else:
             failed += 1
+            if recorder is not None and normal is not None:
+                detail += "\n" + _write_report(recorder.report(normal, shown, error), html,
+                                               shown, written)
             out.write(f"FAILED {shown}: {name}\n{detail}\n")
         out.flush()
     out.write(f"{passed} passed, {failed} failed\n")
     return 1 if failed else 0
+
+
+def _write_report(data: dict[str, Any], directory: Any, shown: str, written: set[str]) -> str:
+    """Writes a failing scenario's report into ``directory`` (a name not used yet in this
+    run: ``NAME.html``, ``NAME-2.html``, ...); the line that says where, or why not."""
+    from ..inspect import render_html
+    base = os.path.basename(shown)
+    for suffix in (SUFFIX, ".json"):
+        if base.endswith(suffix):
+            base = base[: -len(suffix)]
+            break
+    target = Path(directory) / f"{base}.html"
+    n = 1
+    while os.fspath(target) in written:
+        n += 1
+        target = Path(directory) / f"{base}-{n}.html"
+    written.add(os.fspath(target))
+    try:
+        target.write_text(render_html(data), encoding="utf-8")
+    except OSError as e:
+        return f"    no report: cannot write {target}: {e.strerror or e}"
+    return f"    report: {target}"

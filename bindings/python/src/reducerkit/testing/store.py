@@ -23,6 +23,16 @@ Changes: TypeAlias = Mapping[str, Any] | Callable[[dict[str, Any]], Any] | None
 mutates a copy of the previous state (or returns the new state), or ``None`` (no change)."""
 
 
+class _Exact:
+    """Changes that give the expected state itself (the scenario runner's): used as it is,
+    without copying the previous state first."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
 def _normalize_action(action: Any) -> Any:
     """The wire format's output form: ``{"increment": {}}`` and ``{"increment": null}``
     are written ``"increment"``."""
@@ -98,6 +108,8 @@ class TestStore(Generic[StateT, ActionT]):
                            clock=clock,  # type: ignore[arg-type]  # checked by the library
                            record_actions=True, provide=provide, library=library)
         self._state: dict[str, Any] = copy.deepcopy(self.store.state)
+        self._version = self.store.version  # of the asserted state (for the inspector)
+        self._copy_results = True  # send/receive return a copy (the runner needs none)
         self._received: deque[dict[str, Any]] = deque()
         # Host request events not asserted yet, and the requests receive_request returned.
         self._events: deque[tuple[str, Request]] = deque(self.store._host_events())
@@ -194,8 +206,11 @@ class TestStore(Generic[StateT, ActionT]):
     def _events_text(self) -> str:
         return "\n".join(f"  {i + 1}. {_show_event(e)}" for i, e in enumerate(self._events))
 
-    def _expected(self, base: dict[str, Any], changes: Changes,
+    def _expected(self, base: dict[str, Any], changes: Changes | _Exact,
                   kw: Mapping[str, Any]) -> dict[str, Any]:
+        if isinstance(changes, _Exact) and not kw:
+            exact: dict[str, Any] = changes.value
+            return exact
         expected = copy.deepcopy(base)
         if changes is not None:
             if callable(changes):
@@ -215,7 +230,7 @@ class TestStore(Generic[StateT, ActionT]):
         return expected
 
     def _assert_state(self, what: str, previous: dict[str, Any], actual: dict[str, Any],
-                      changes: Changes, kw: Mapping[str, Any]) -> None:
+                      changes: Changes, kw: Mapping[str, Any], version: int) -> None:
         __tracebackhide__ = True
         if self.exhaustive:
             expected = self._expected(previous, changes, kw)
@@ -234,6 +249,7 @@ class TestStore(Generic[StateT, ActionT]):
                     self._fail(f"state after {what} does not match the asserted changes"
                                f"{self._diff_label}:\n{difference}")
         self._state = actual
+        self._version = version
 
     def _pending_text(self) -> str:
         return "\n".join(f"  {i + 1}. {_show(r['action'])}"
@@ -278,8 +294,8 @@ class TestStore(Generic[StateT, ActionT]):
             for r in early:
                 self._received.remove(r)
         self._assert_state(f"sending {_show(action)}", self._state, record["state"],
-                           changes, kw)
-        return self.state
+                           changes, kw, record["version"])
+        return self.state if self._copy_results else self._state
 
     def receive(self, action: ActionT, changes: Changes = None, /, **kw: Any) -> dict[str, Any]:
         """Asserts that an effect sent ``action`` (next in order), and the state after it.
@@ -313,8 +329,8 @@ class TestStore(Generic[StateT, ActionT]):
         else:
             record = self._skip_until(expected_action)
         self._assert_state(f"receiving {_show(expected_action)}", self._state,
-                           record["state"], changes, kw)
-        return self.state
+                           record["state"], changes, kw, record["version"])
+        return self.state if self._copy_results else self._state
 
     def _skip_until(self, expected_action: Any) -> dict[str, Any]:
         __tracebackhide__ = True
@@ -324,14 +340,15 @@ class TestStore(Generic[StateT, ActionT]):
                 record = self._received.popleft()
                 if self._differ(expected_action, _normalize_action(record["action"])) is None:
                     return record
-                self._state = record["state"]
+                self._state, self._version = record["state"], record["version"]
             if not self._await_received(max(0.0, deadline - time.monotonic())):
                 self._fail(f"expected to receive {_show(expected_action)}, but it was not "
                            f"received within {self.timeout} s")
 
     def _skip_received(self) -> None:
         while self._received:
-            self._state = self._received.popleft()["state"]
+            record = self._received.popleft()
+            self._state, self._version = record["state"], record["version"]
 
     def skip_received_actions(self) -> None:
         """Drops the received actions not asserted yet (their state changes are taken)."""
