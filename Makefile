@@ -6,7 +6,7 @@
 #                  @_cdecl exports against include/reducerkit.h.
 #   make test      every suite (CI runs `make deps` then this; ~12 min): check's, plus both codecs
 #                  compared, valgrind, the examples, the install paths, typed stubs, the docs and
-#                  20 s of each fuzzer.
+#                  20 s of each fuzzer, and the instruction-count gate (make bench-check).
 #   make test-all  make test, then the sanitizers (test-asan, test-tsan: instrumented builds).
 #   make deps      installs what the tests need and is missing (apt-get; pip into python3):
 #                  the only target that changes the machine.
@@ -15,7 +15,8 @@
 #   One C test case: build/c/test_requests "a replaced callback" (--list lists the cases).
 # Building: make lib (build/libreducerkit.so), make (also build/reducerkit-check, the C scenario
 #   runner), make wheel, make install PREFIX=... / make uninstall, make docs (build/docs).
-# Running: make demo, make bench (also bench-ir, bench-scaling, bench-inspector), make fuzz FUZZ_SECONDS=N.
+# Running: make demo, make bench (also bench-ir, bench-scaling, bench-inspector), make bench-check (the
+#   instruction-count gate, in make test), make fuzz FUZZ_SECONDS=N.
 
 SWIFT      ?= swift
 SWIFTC     ?= swiftc
@@ -47,7 +48,7 @@ C_ENV      := CC="$(CC)" CXX="$(CXX)" CFLAGS_C="$(CFLAGS_C)"
 
 .PHONY: all help lib deps check test test-all test-swift test-c test-valgrind test-exports test-examples \
         test-custom test-stubs test-user-package test-python test-embed test-install test-wheel test-docs \
-        test-asan test-tsan test-fuzz fuzz demo bench bench-scaling bench-ir wheel install uninstall \
+        test-asan test-tsan test-fuzz fuzz demo bench bench-scaling bench-ir bench-check wheel install uninstall \
         docs docs-swift docs-python clean
 
 all: lib $(BUILD)/reducerkit-check
@@ -69,7 +70,7 @@ check: lib $(CTESTS) $(BUILD)/reducerkit-check test-exports
 	@echo "make check: passed (make test runs every suite)"
 
 test: lib test-swift test-exports test-docs test-user-package test-c test-valgrind test-examples \
-      test-custom test-python test-stubs test-embed test-install test-wheel test-fuzz
+      test-custom test-python test-stubs test-embed test-install test-wheel test-fuzz bench-check
 	@echo "make test: all suites passed"
 
 test-all: test test-tsan test-asan
@@ -214,6 +215,11 @@ bench-scaling: lib $(BUILD)/bench/c_scaling
 # Instructions per operation (callgrind; repeatable under load): benchmarks/README.md.
 bench-ir: lib $(BUILD)/bench/codec_ir
 	sh benchmarks/ir.sh $(BUILD)/bench/codec_ir
+
+# The regression gate (run by make test, ~20 s): fails when a bench-ir row is more than 5 %
+# above benchmarks/ir-baseline.txt. Updating the baseline on purpose: benchmarks/README.md.
+bench-check: lib $(BUILD)/bench/codec_ir
+	sh benchmarks/ir-check.sh $(BUILD)/bench/codec_ir benchmarks/ir-baseline.txt
 
 # build/bench/c_bench and c_scaling from benchmarks/c/bench.c and scaling.c; codec_ir; and
 # churn_search (RSS over a million destroyed stores, cited by Tests/sanitizers/lsan.supp).

@@ -6,15 +6,26 @@
 #   sh benchmarks/ir.sh [BINARY]          (make bench-ir)
 #   LD_LIBRARY_PATH=DIR sh benchmarks/ir.sh   another build of the library (DIR holds
 #                                             libreducerkit.so.0), to compare before and after
+#   make bench-check                      these rows against benchmarks/ir-baseline.txt
+#                                         (benchmarks/ir-check.sh)
 set -eu
 bin=${1:-build/bench/codec_ir}
 command -v valgrind >/dev/null || { echo "bench-ir: valgrind is not installed" >&2; exit 1; }
+# Swift seeds its hashing per process; a fixed seed makes dictionary work the same every run.
+SWIFT_DETERMINISTIC_HASHING=1
+export SWIFT_DETERMINISTIC_HASHING
 refs() {
-    valgrind --tool=callgrind --callgrind-out-file=/dev/null "$bin" "$1" "$2" 2>&1 |
-        sed -n 's/.*I[[:space:]]*refs:[[:space:]]*//p' | tr -d ,
+    out=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null "$bin" "$1" "$2" 2>&1) || {
+        printf '%s\n' "$out" >&2
+        echo "bench-ir: $bin $1 $2 failed" >&2
+        exit 1
+    }
+    printf '%s\n' "$out" | sed -n 's/.*I[[:space:]]*refs:[[:space:]]*//p' | tr -d ,
 }
 printf '%-12s %s\n' mode "instructions per operation"
-for spec in "send 1000 11000" "decode 1000 6000" "patch 200 2200" "patch-plain 200 1200" "encode 20 120"; do
+# mode, a low and a high count of operations.
+for spec in "send 1000 11000" "decode 1000 6000" "patch 200 2200" "patch-plain 200 1200" "encode 20 120" \
+            "get 200 1200" "get-trusted 200 1200" "get-root 20 120" "record 1000 6000" "first-sends 0 16"; do
     set -- $spec
     low=$(refs "$1" "$2")
     high=$(refs "$1" "$3")

@@ -147,9 +147,15 @@ package final class ActionLog: Sendable {
     let stateJSON = encoded ?? Array("null".utf8)
     entries.withLock { log in
       log.version += 1
-      log.json.append(contentsOf: log.count == 0 ? Array("{\"action\":".utf8) : Array(",{\"action\":".utf8))
+      // Appended piece by piece (no interpolated string or temporary arrays).
+      if log.count != 0 { log.json.append(UInt8(ascii: ",")) }
+      log.json.append(contentsOf: "{\"action\":".utf8)
       log.json.append(contentsOf: actionJSON)
-      log.json.append(contentsOf: Array(",\"origin\":\"\(origin)\",\"version\":\(log.version),\"state\":".utf8))
+      log.json.append(contentsOf: ",\"origin\":\"".utf8)
+      origin.withUTF8Buffer { log.json.append(contentsOf: $0) }
+      log.json.append(contentsOf: "\",\"version\":".utf8)
+      log.json.append(contentsOf: String(log.version).utf8)
+      log.json.append(contentsOf: ",\"state\":".utf8)
       log.json.append(contentsOf: stateJSON)
       log.json.append(UInt8(ascii: "}"))
       log.count += 1

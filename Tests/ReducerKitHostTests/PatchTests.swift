@@ -151,6 +151,173 @@ import Testing
     }
   }
 
+  /// `rk_store_get` at every pointer of random states reads what the whole state's JSON has
+  /// there (the navigator finds members and elements without recording their siblings).
+  @Test(arguments: 1...10)
+  func everyPointerReadsTheStateJSON(seed: Int) throws {
+    var random = SplitMix64(seed: UInt64(seed))
+    var doc = Doc()
+    for _ in 0..<12 { Self.mutate(&doc, &random) }
+    let store = Self.store(doc)
+    var pointers = 0
+    func walk(_ value: JSONValue, _ pointer: String) throws {
+      #expect(Self.normalized(try Self.get(store, pointer)) == Self.normalized(value), "\(pointer), seed \(seed)")
+      pointers += 1
+      switch value {
+      case let .object(members):
+        for member in members { try walk(member.value, pointer + JSONPointer.render([member.key])) }
+      case let .array(elements):
+        for (index, element) in elements.enumerated() { try walk(element, pointer + "/\(index)") }
+      default: break
+      }
+    }
+    try walk(try Self.json(doc), "")
+    #expect(pointers > 10)
+  }
+
+  static func getError(_ store: HostStore<Replace>, _ pointer: String) -> String? {
+    do {
+      _ = try get(store, pointer)
+      return nil
+    } catch let error as HostError {
+      return error.message
+    } catch {
+      return "\(error)"
+    }
+  }
+
+  /// A pointer to nothing: the message names the first missing segment and why, as before
+  /// the navigator found members without recording their siblings.
+  @Test func missingPointersSayWhy() throws {
+    var doc = Doc()
+    doc.items = [Item(id: 1, name: "a")]
+    let store = Self.store(doc)
+    #expect(Self.getError(store, "/items/1") == #"no value at "/items/1": the array at "/items" has 1 element"#)
+    #expect(Self.getError(store, "/nested/flag") == #"no value at "/nested/flag": the value at "/nested" is null"#)
+    #expect(
+      Self.getError(store, "/zzz/0")
+        == #"no value at "/zzz" (of the pointer "/zzz/0"): the object at the root has no key "zzz" (its keys: "counts", "items", "plain", "nested", "mode", "wrapped", "note")"#)
+    #expect(
+      Self.getError(store, "/items/0/nope")
+        == #"no value at "/items/0/nope": the object at "/items/0" has no key "nope" (its keys: "id", "name", "tags")"#)
+    #expect(
+      Self.getError(store, "/items/0/name/x")
+        == #"no value at "/items/0/name/x": the value at "/items/0/name" is a string, not an object or an array"#)
+    #expect(
+      Self.getError(store, "/wrapped/x")
+        == #"no value at "/wrapped/x": the value at "/wrapped" is a number, not an object or an array"#)
+    #expect(Self.getError(store, "/plain/0") == #"no value at "/plain/0": the array at "/plain" has 0 elements"#)
+    #expect(
+      Self.getError(store, "/a~2")
+        == #"pointer "/a~2" has "~" not followed by 0 or 1 (write "~" as "~0" and "/" as "~1")"#)
+    #expect(Self.getError(store, "/items/0/name") == nil)
+  }
+
+  /// A type that writes a key twice: the last value is the member, as in its JSON.
+  struct Twice: Encodable {
+    enum Key: String, CodingKey { case a, b }
+    func encode(to encoder: any Encoder) throws {
+      var container = encoder.container(keyedBy: Key.self)
+      try container.encode(1, forKey: .a)
+      try container.encode([true], forKey: .b)
+      try container.encode(2, forKey: .a)
+    }
+  }
+
+  /// An array written element by element, and a value written as nested containers.
+  struct Listed: Encodable {
+    func encode(to encoder: any Encoder) throws {
+      var list = encoder.unkeyedContainer()
+      try list.encodeNil()
+      try list.encode("x")
+      try list.encode(Twice())
+    }
+  }
+
+  struct NestedWriter: Encodable {
+    enum Key: String, CodingKey { case outer, inner }
+    func encode(to encoder: any Encoder) throws {
+      var container = encoder.container(keyedBy: Key.self)
+      var nested = container.nestedContainer(keyedBy: Key.self, forKey: .outer)
+      try nested.encode(5, forKey: .inner)
+    }
+  }
+
+  static func navigate(_ value: any Encodable, _ segments: [String]) -> String {
+    do throws(PatchError) {
+      return String(decoding: try Navigator.json(of: value, at: segments), as: UTF8.self)
+    } catch {
+      return "error: \(error.message)"
+    }
+  }
+
+  @Test func navigatorReadsKeyedUnkeyedAndNestedWriters() {
+    #expect(Self.navigate(Twice(), ["a"]) == "2")
+    #expect(Self.navigate(Twice(), ["b", "0"]) == "true")
+    #expect(Self.navigate(Listed(), ["0"]) == "null")
+    #expect(Self.navigate(Listed(), ["1"]) == #""x""#)
+    #expect(Self.navigate(Listed(), ["2", "a"]) == "2")
+    #expect(Self.navigate(Listed(), ["3"]) == #"error: no value at "/3": the array at the root has 3 elements"#)
+    #expect(Self.navigate(Listed(), ["01"]) == #"error: no value at "/01": the array at the root has 3 elements"#)
+    #expect(Self.navigate(NestedWriter(), ["outer", "inner"]) == "5")
+    #expect(Self.navigate(NestedWriter(), ["inner"]).hasPrefix(#"error: no value at "/inner": the object at the root has no key "inner""#))
+  }
+
+  struct Leaf: SynthesizedCodable, Equatable {
+    var label: String
+    var size: Int?
+  }
+
+  struct Tree: SynthesizedCodable, Equatable {
+    var name: String
+    var leaf: Leaf
+    var spare: Leaf?
+    var none: Leaf?
+    var leaves: [Leaf]
+    var flag: Bool
+  }
+
+  /// A `SynthesizedCodable` struct the codec trusts is read by its properties' offsets: the
+  /// same values and messages as through `encode(to:)`.
+  @Test func trustedStructsReadByOffsetAsThroughEncode() throws {
+    let tree = Tree(
+      name: "t", leaf: Leaf(label: "a", size: nil), spare: Leaf(label: "b", size: 2), none: nil,
+      leaves: [Leaf(label: "c", size: 3)], flag: true)
+    for _ in 0..<20 { _ = try WireEncoder(explicitNulls: true).encode(tree) }
+    #expect(_NavigationType.of(tree).fields?.map(\.name) == ["name", "leaf", "spare", "none", "leaves", "flag"])
+    #expect(_NavigationType.of(tree.leaf).fields != nil)
+    let expected: [([String], String)] = [
+      (["name"], #""t""#), (["leaf"], #"{"label":"a","size":null}"#), (["leaf", "size"], "null"),
+      (["spare", "size"], "2"), (["spare"], #"{"label":"b","size":2}"#), (["none"], "null"),
+      (["leaves", "0", "label"], #""c""#), (["flag"], "true"),
+      (["none", "label"], #"error: no value at "/none/label": the value at "/none" is null"#),
+      (["leaf", "size", "x"], #"error: no value at "/leaf/size/x": the value at "/leaf/size" is null"#),
+      (["spare", "size", "x"], #"error: no value at "/spare/size/x": the value at "/spare/size" is a number, not an object or an array"#),
+      (["nope"], #"error: no value at "/nope": the object at the root has no key "nope" (its keys: "name", "leaf", "spare", "none", "leaves", "flag")"#),
+      (["leaves", "1"], #"error: no value at "/leaves/1": the array at "/leaves" has 1 element"#),
+    ]
+    for (segments, json) in expected {
+      #expect(Self.navigate(tree, segments) == json, "\(segments)")
+    }
+  }
+
+  @Test func pointersParseAsBefore() throws {
+    #expect(try Self.parsePointer("/") == [""])
+    #expect(try Self.parsePointer("//a/") == ["", "a", ""])
+    #expect(try Self.parsePointer("/a~1b/~0~01/é") == ["a/b", "~~1", "é"])
+    #expect(throws: PatchError.self) { try Self.parsePointer("a") }
+    let invalid: [UInt8] = [UInt8(ascii: "/"), 0xFF]
+    let message: String? = invalid.withUnsafeBytes { bytes in
+      do throws(PatchError) {
+        _ = try JSONPointer.parse(bytes)
+        return nil
+      } catch {
+        return error.message
+      }
+    }
+    #expect(message == "pointer is not valid UTF-8")
+  }
+
   static func mutate(_ doc: inout Doc, _ random: inout SplitMix64) {
     let keys = ["a/b", "~x", "plain", "~1", "/", "~", "k\(random.next() % 5)"]
     for _ in 0..<Int(random.next() % 4) {

@@ -13,6 +13,13 @@
  *   send         "increment" to a counter store (a cached action)
  *   patch        toggle one todo among 1,000 with one patch subscriber (TrackedArray: todos)
  *   patch-plain  the same on a plain [Todo] (todos_untracked: the Equatable diff)
+ *   get          rk_store_get(store, "/todos/5/title") on 1,000 todos (a pointer read)
+ *   get-trusted  the same after 20 toggles + rk_store_state (the codec trusts the state's
+ *                plan once it has checked it on 16 encodes: members are read by offset)
+ *   get-root     toggle one todo among 1,000, then rk_store_get(store, "") (the whole state)
+ *   record       "increment" to a counter store created with {"record": true}
+ *   first-sends  COUNT toggles to a fresh store of 1,000 todos with a patch subscriber: the
+ *                first sends of a store's life (ir.sh counts 0 and 16 of them)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,8 +91,42 @@ int main(int argc, char **argv) {
             fprintf(stderr, "no patch was delivered\n");
             return 1;
         }
+    } else if (strcmp(mode, "get") == 0 || strcmp(mode, "get-trusted") == 0) {
+        store = todos("todos", 1000);
+        for (i = 0; strcmp(mode, "get-trusted") == 0 && i < 20; i++) {
+            check(rk_store_send(store, "{\"toggle\":{\"id\":500}}"), "send");
+            check(rk_store_state(store, &json, &len), "state");
+            rk_free(json);
+        }
+        for (i = 0; i < count; i++) {
+            check(rk_store_get(store, "/todos/5/title", &json, &len, NULL), "get");
+            if (len != 8 || memcmp(json, "\"Todo 6\"", 8) != 0) {
+                fprintf(stderr, "get read %.*s\n", (int)len, json);
+                return 1;
+            }
+            rk_free(json);
+        }
+    } else if (strcmp(mode, "get-root") == 0) {
+        store = todos("todos", 1000);
+        for (i = 0; i < count; i++) {
+            check(rk_store_send(store, "{\"toggle\":{\"id\":500}}"), "send");
+            check(rk_store_get(store, "", &json, &len, NULL), "get");
+            rk_free(json);
+        }
+    } else if (strcmp(mode, "record") == 0) {
+        check(rk_store_create("counter", "{\"record\":true}", &store), "create");
+        for (i = 0; i < count; i++) check(rk_store_send(store, "\"increment\""), "send");
+    } else if (strcmp(mode, "first-sends") == 0) {
+        store = todos("todos", 1000);
+        check(rk_store_subscribe_patches(store, on_patch, NULL, &token), "subscribe");
+        for (i = 0; i < count; i++) check(rk_store_send(store, "{\"toggle\":{\"id\":500}}"), "send");
+        if (count > 0 && patch_bytes == 0) {
+            fprintf(stderr, "no patch was delivered\n");
+            return 1;
+        }
     } else {
-        fprintf(stderr, "unknown mode %s (encode, decode, send, patch, patch-plain)\n", mode);
+        fprintf(stderr, "unknown mode %s (encode, decode, send, patch, patch-plain, get, get-trusted, get-root, record, "
+                        "first-sends)\n", mode);
         return 2;
     }
     rk_store_destroy(store);

@@ -111,7 +111,7 @@ package struct PatchWriter {
       out.append(contentsOf: String(_load(value, as: Int.self)).utf8)
       return
     } else if type == String.self {
-      JSONPointer.appendJSONString(Array(_load(value, as: String.self).utf8), to: &out)
+      JSONPointer.appendJSONString(_load(value, as: String.self).utf8, to: &out)
       return
     }
     do {

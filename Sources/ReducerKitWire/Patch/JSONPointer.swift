@@ -11,31 +11,57 @@ package enum JSONPointer {
         .invalidArgument,
         "pointer \(quoted(bytes)) is not a JSON Pointer: it must be \"\" (the whole state) or start with \"/\"")
     }
-    guard let text = String(validating: bytes.lazy, as: UTF8.self) else {
+    // Validated once over the contiguous bytes (a lazy view would take the generic path);
+    // ASCII, the usual pointer, is valid as it is.
+    var ascii = true
+    for byte in bytes where byte >= 0x80 {
+      ascii = false
+      break
+    }
+    if !ascii, bytes.withMemoryRebound(to: UInt8.self, { String(validating: $0, as: UTF8.self) }) == nil {
       throw PatchError(.invalidArgument, "pointer is not valid UTF-8")
     }
+    // One pass over the bytes; a segment without "~" is made straight from its bytes.
     var segments: [String] = []
-    for raw in text.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).dropFirst() {
-      var segment: [UInt8] = []
-      segment.reserveCapacity(raw.count)
-      var iterator = raw.makeIterator()
-      while let byte = iterator.next() {
-        guard byte == UInt8(ascii: "~") else {
-          segment.append(byte)
-          continue
-        }
-        switch iterator.next() {
-        case UInt8(ascii: "0"): segment.append(UInt8(ascii: "~"))
-        case UInt8(ascii: "1"): segment.append(UInt8(ascii: "/"))
-        default:
-          throw PatchError(
-            .invalidArgument,
-            "pointer \(WireQuote.bounded(text)) has \"~\" not followed by 0 or 1 (write \"~\" as \"~0\" and \"/\" as \"~1\")")
-        }
+    var slashes = 0
+    for byte in bytes where byte == UInt8(ascii: "/") { slashes += 1 }
+    segments.reserveCapacity(slashes)
+    var start = 1
+    while start <= bytes.count {
+      var end = start
+      var escaped = false
+      while end < bytes.count, bytes[end] != UInt8(ascii: "/") {
+        if bytes[end] == UInt8(ascii: "~") { escaped = true }
+        end += 1
       }
-      segments.append(String(decoding: segment, as: UTF8.self))
+      let raw = UnsafeRawBufferPointer(rebasing: bytes[start..<end])
+      segments.append(escaped ? try unescape(raw, bytes) : String(decoding: raw, as: UTF8.self))
+      start = end + 1
     }
     return segments
+  }
+
+  /// A segment with `~0` and `~1` turned into `~` and `/` (`pointer`: the whole pointer, valid
+  /// UTF-8, for the message).
+  private static func unescape(_ raw: UnsafeRawBufferPointer, _ pointer: UnsafeRawBufferPointer) throws(PatchError) -> String {
+    var segment: [UInt8] = []
+    segment.reserveCapacity(raw.count)
+    var iterator = raw.makeIterator()
+    while let byte = iterator.next() {
+      guard byte == UInt8(ascii: "~") else {
+        segment.append(byte)
+        continue
+      }
+      switch iterator.next() {
+      case UInt8(ascii: "0"): segment.append(UInt8(ascii: "~"))
+      case UInt8(ascii: "1"): segment.append(UInt8(ascii: "/"))
+      default:
+        throw PatchError(
+          .invalidArgument,
+          "pointer \(WireQuote.bounded(String(decoding: pointer, as: UTF8.self))) has \"~\" not followed by 0 or 1 (write \"~\" as \"~0\" and \"/\" as \"~1\")")
+      }
+    }
+    return String(decoding: segment, as: UTF8.self)
   }
 
   /// The array index a segment names: decimal digits without a leading zero (RFC 6901).
@@ -82,7 +108,7 @@ package enum JSONPointer {
   }
 
   /// Appends `text` (valid UTF-8) as a JSON string, escaped as `WireEncoder` escapes.
-  static func appendJSONString(_ text: [UInt8], to out: inout [UInt8]) {
+  static func appendJSONString<Bytes: Sequence<UInt8>>(_ text: Bytes, to out: inout [UInt8]) {
     out.append(UInt8(ascii: "\""))
     for byte in text {
       switch byte {
