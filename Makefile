@@ -252,7 +252,7 @@ uninstall:
 	@bash scripts/install.sh uninstall
 
 # build/docs/swift/MODULE (DocC, from `swift package dump-symbol-graph`) and build/docs/python (pdoc).
-DOCC_MODULES := ReducerKit ReducerKitTesting ReducerKitFFI
+DOCC_MODULES := ReducerKit ReducerKitTesting ReducerKitHost ReducerKitHostTesting ReducerKitFFI
 docs: docs-swift docs-python
 	@echo "docs: build/docs/python/index.html; Swift: build/docs/swift/<module> (serve it:" \
 	  "$(PYTHON) -m http.server -d build/docs/swift/ReducerKit, open /documentation/reducerkit)"
