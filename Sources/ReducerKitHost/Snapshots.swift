@@ -193,59 +193,81 @@ package final class FeatureIdentity: Sendable {
   /// The decoding error of a restored state, with the JSON Pointer of the offending value.
   @usableFromInline package func notAState(_ error: WireError, migratedFrom written: Int?) -> HostError {
     let origin = written.map { $0 == stateVersion ? "" : " (migrated from state_version \($0) to \(stateVersion))" } ?? ""
+    // The pointer when the message's path names the value exactly (a path cut short for the
+    // message, with "…", has no exact pointer: the message's own path says where).
+    let at = Self.pointer(of: error.path).map { " at \(WireMessage.quoted($0))" } ?? ""
     return HostError(
       .state,
-      "options_json: $.snapshot.state\(origin) is not a state of \(WireMessage.quoted(name)) at "
-        + "\(WireMessage.quoted(Self.pointer(of: error.path))): \(error.message)")
+      "options_json: $.snapshot.state\(origin) is not a state of \(WireMessage.quoted(name))\(at): \(error.message)")
   }
 
-  /// The JSON Pointer of a JSONPath of the codec's messages (`$.todos[3].title` ->
-  /// `/todos/3/title`, `$["a.b"]` -> `/a.b`).
-  static func pointer(of path: String) -> String {
+  /// The JSON Pointer of a JSONPath as the codec's messages write it (`$.todos[3].title` ->
+  /// `/todos/3/title`; `$['a.b\'c']` -> `/a.b'c`), or nil when the path was shortened for the
+  /// message (`…`) or is not of that form.
+  static func pointer(of path: String) -> String? {
+    var scalars = Array(path.unicodeScalars)[...]
+    guard scalars.first == "$" else { return nil }
+    scalars = scalars.dropFirst()
     var out = ""
-    var rest = Substring(path)
-    if rest.hasPrefix("$") { rest = rest.dropFirst() }
-    func escaped(_ key: some StringProtocol) -> String {
-      key.replacingOccurrences("~", "~0").replacingOccurrences("/", "~1")
-    }
-    while let first = rest.first {
-      if first == "." {
-        rest = rest.dropFirst()
-        let end = rest.firstIndex { $0 == "." || $0 == "[" } ?? rest.endIndex
-        out += "/" + escaped(rest[..<end])
-        rest = rest[end...]
-      } else if first == "[" {
-        rest = rest.dropFirst()
-        if rest.first == "\"", let value = try? parseJSON(Array(("\"" + Self.quotedPrefix(rest.dropFirst())).utf8)),
-          case let .string(key) = value
-        {
-          out += "/" + escaped(key)
-          rest = rest.dropFirst(Self.quotedPrefix(rest.dropFirst()).utf8.count + 1)
-          if rest.first == "]" { rest = rest.dropFirst() }
-        } else {
-          let end = rest.firstIndex(of: "]") ?? rest.endIndex
-          out += "/" + rest[..<end]
-          rest = end < rest.endIndex ? rest[rest.index(after: end)...] : rest[end...]
+    func append(_ key: String.UnicodeScalarView) {
+      out += "/"
+      for scalar in key {
+        switch scalar {
+        case "~": out += "~0"
+        case "/": out += "~1"
+        default: out.unicodeScalars.append(scalar)
         }
-      } else {
-        break
       }
     }
-    return out
-  }
-
-  /// The rest of a JSON string literal (after its opening quote), with its closing quote.
-  private static func quotedPrefix(_ text: Substring) -> String {
-    var out = ""
-    var escaping = false
-    for character in text {
-      out.append(character)
-      if escaping {
-        escaping = false
-      } else if character == "\\" {
-        escaping = true
-      } else if character == "\"" {
-        break
+    while let first = scalars.first {
+      if first == "." {
+        scalars = scalars.dropFirst()
+        let end = scalars.firstIndex { $0 == "." || $0 == "[" || $0 == "…" } ?? scalars.endIndex
+        guard end > scalars.startIndex else { return nil }
+        append(String.UnicodeScalarView(scalars[..<end]))
+        scalars = scalars[end...]
+      } else if first == "[", scalars.dropFirst().first == "'" {
+        scalars = scalars.dropFirst(2)
+        var key = String.UnicodeScalarView()
+        var closed = false
+        while let scalar = scalars.first {
+          scalars = scalars.dropFirst()
+          if scalar == "'" {
+            closed = true
+            break
+          }
+          guard scalar == "\\" else {
+            key.append(scalar)
+            continue
+          }
+          guard let escaped = scalars.first else { return nil }
+          scalars = scalars.dropFirst()
+          switch escaped {
+          case "n": key.append("\n")
+          case "r": key.append("\r")
+          case "t": key.append("\t")
+          case "u":
+            guard scalars.count >= 4,
+              let value = UInt32(String(String.UnicodeScalarView(scalars.prefix(4))), radix: 16),
+              let decoded = Unicode.Scalar(value)
+            else { return nil }
+            key.append(decoded)
+            scalars = scalars.dropFirst(4)
+          default: key.append(escaped)
+          }
+        }
+        guard closed, scalars.first == "]" else { return nil }
+        scalars = scalars.dropFirst()
+        append(key)
+      } else if first == "[" {
+        scalars = scalars.dropFirst()
+        guard let end = scalars.firstIndex(of: "]") else { return nil }
+        let digits = String(String.UnicodeScalarView(scalars[..<end]))
+        guard !digits.isEmpty, digits.unicodeScalars.allSatisfy({ $0.isASCII }), Int(digits) != nil else { return nil }
+        out += "/" + digits
+        scalars = scalars[scalars.index(after: end)...]
+      } else {
+        return nil  // "…": shortened for the message
       }
     }
     return out
@@ -267,16 +289,6 @@ package final class FeatureIdentity: Sendable {
       default:
         out.unicodeScalars.append(scalar)
       }
-    }
-    return out
-  }
-}
-
-extension StringProtocol {
-  fileprivate func replacingOccurrences(_ target: Character, _ replacement: String) -> String {
-    var out = ""
-    for character in self {
-      if character == target { out += replacement } else { out.append(character) }
     }
     return out
   }

@@ -147,6 +147,27 @@ private func send(_ box: HostStoreBox, _ action: String) throws {
     #expect(other.identity.schemaHash != notes.identity.schemaHash)
   }
 
+  @Test func pathsBecomePointersOnlyWhenExact() {
+    #expect(FeatureIdentity.pointer(of: "$") == "")
+    #expect(FeatureIdentity.pointer(of: "$.todos[3].title") == "/todos/3/title")
+    #expect(FeatureIdentity.pointer(of: #"$['extra\u001B[31m']"#) == "/extra\u{1B}[31m")
+    #expect(FeatureIdentity.pointer(of: #"$['a/b~c'].x"#) == "/a~1b~0c/x")
+    #expect(FeatureIdentity.pointer(of: #"$['it\'s\\']"#) == "/it's\\")
+    #expect(FeatureIdentity.pointer(of: "$.a…(5 more steps)….b") == nil)
+    #expect(FeatureIdentity.pointer(of: #"$['long']…(900 bytes)"#) == nil)
+  }
+
+  @Test func anUnknownKeyWithControlCharactersIsNamedExactly() {
+    let result = make(
+      notes, #"{"snapshot": {"feature": "notes", "state_version": 3, "version": 0, "state": {"todos": [], "filter": "all", "x\u001b[31m": 1}}}"#)
+    guard case let .failure(error) = result else {
+      Issue.record("restored a state with an unknown key")
+      return
+    }
+    #expect(error.status == .state)
+    #expect(error.message.contains(#"at "/x\u001b[31m""#), "\(error.message)")
+  }
+
   /// Random states of the current version: snapshot, restore, the same state and version.
   @Test func randomStatesRoundTrip() throws {
     var generator = SystemRandomNumberGenerator()
