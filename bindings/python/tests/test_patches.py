@@ -277,10 +277,13 @@ def test_states_yields_each_change(lib: Library) -> None:
 
 
 def test_import_does_not_import_asyncio() -> None:
+    """Nor orjson (issue 25: `import reducerkit` <= 20 ms; orjson alone costs ~10 ms: the JSON
+    backend is chosen on first use) nor traceback (printing an unraised error needs it)."""
     import subprocess
     import sys
     code = ("import sys, reducerkit; "
-            "print(sorted(m for m in ('asyncio', 'logging', 'inspect') if m in sys.modules))")
+            "print(sorted(m for m in ('asyncio', 'logging', 'inspect', 'orjson', 'traceback', "
+            "'shlex') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, env={**__import__("os").environ,
                                           "PYTHONPATH": reducerkit.__path__[0] + "/.."})

@@ -272,6 +272,36 @@ def test_finalizer_destroys_a_forgotten_store(lib: Library) -> None:
     assert lib.rk_store_send(handle, b'"increment"') == Status.INVALID_HANDLE
 
 
+def test_a_plain_store_keeps_little_in_python(lib: Library) -> None:
+    """Issue 25 (store memory <= 3,000 B, RSS, with the C store's ~1,900 B): a store without
+    providers makes no host-request book, lock, finalizer object or version buffer until it
+    uses them; its Python objects stay under 1,200 B (4,056 B before)."""
+    import sys
+    import tracemalloc
+
+    Store("counter", library=lib).close()
+    stores: list[Store] = []
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for _ in range(200):
+            store = Store("counter", library=lib)
+            store.send("increment")
+            store.send("increment")
+            stores.append(store)
+        per_store = (tracemalloc.get_traced_memory()[0] - before - sys.getsizeof(stores)) / 200
+    finally:
+        tracemalloc.stop()
+    try:
+        assert per_store <= 1_200, per_store
+        assert stores[0]._core.requests is None  # made on first use
+        assert stores[0].pending_requests() == []
+        assert stores[0]._core.requests is not None
+    finally:
+        for store in stores:
+            store.close()
+
+
 def test_from_handle_borrows(lib: Library) -> None:
     raw = ctypes.c_void_p()
     assert lib.rk_store_create(b"counter", None, ctypes.byref(raw)) == 0

@@ -1,7 +1,7 @@
 """JSON encoding for the wire: orjson when it is installed (measured faster, see
 ``benchmarks/python/bench.py``), the standard library's ``json`` otherwise.
 
-``REDUCERKIT_JSON=json`` (read once at import) forces the standard library, e.g. to compare.
+``REDUCERKIT_JSON=json`` (read once, when the backend is first used) forces the standard library, e.g. to compare.
 """
 
 from __future__ import annotations
@@ -40,21 +40,32 @@ def _std_loads(data: bytes | str) -> Any:
     return _stdjson.loads(data)
 
 
-dumps: Callable[[Any], bytes] = _std_dumps
-loads: Callable[[bytes | str], Any] = _std_loads
-BACKEND = "json"
-EncodeError: tuple[type[BaseException], ...] = (TypeError, ValueError, RecursionError)
+# The backend is chosen on first use of one of these names (PEP 562 module __getattr__), not
+# at import: importing orjson (it imports uuid, zoneinfo, datetime, platform) costs more than
+# the rest of `import reducerkit`; a program pays for it when it first encodes or decodes.
+dumps: Callable[[Any], bytes]
+loads: Callable[[bytes | str], Any]
+BACKEND: str
+EncodeError: tuple[type[BaseException], ...]
+_LAZY = ("dumps", "loads", "BACKEND", "EncodeError")
 
-if os.environ.get("REDUCERKIT_JSON", "").lower() not in ("json", "stdlib"):
-    try:
-        import orjson as _orjson
-    except ImportError:  # pragma: no cover - depends on the environment
-        pass
-    else:
-        dumps = _orjson.dumps  # called directly: a wrapper would be one more Python call
-        loads = _orjson.loads
-        BACKEND = "orjson"
-        EncodeError = (TypeError, ValueError, RecursionError, _orjson.JSONEncodeError)
+
+def _choose() -> None:
+    """Sets the backend: orjson when installed, unless ``REDUCERKIT_JSON=json``."""
+    if os.environ.get("REDUCERKIT_JSON", "").lower() not in ("json", "stdlib"):
+        try:
+            use("orjson")
+            return
+        except ImportError:  # pragma: no cover - depends on the environment
+            pass
+    use("json")
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        _choose()
+        return globals()[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def pretty(value: Any) -> str:
@@ -77,6 +88,7 @@ def use(backend: str) -> None:
     elif backend == "orjson":
         import orjson
 
+        # Called directly: a wrapper would be one more Python call.
         dumps, loads, BACKEND = orjson.dumps, orjson.loads, "orjson"
         EncodeError = (TypeError, ValueError, RecursionError, orjson.JSONEncodeError)
     else:

@@ -12,10 +12,8 @@ from __future__ import annotations
 
 import atexit
 import os
-import shlex
 import sys
 import threading
-import traceback
 from collections.abc import Callable
 from contextlib import suppress
 from ctypes import c_void_p
@@ -95,6 +93,8 @@ def check_schema_hash(lib: Library, feature: str, expected: str, typed: str) -> 
     actual = found[0].get("schema_hash")
     if actual == expected:
         return
+    import shlex
+
     has = actual if isinstance(actual, str) else "no schema hash"
     raise SchemaMismatchError(
         f"{typed} ({feature!r}) was generated from schema {expected}, library has "
@@ -144,21 +144,55 @@ def callback_stack() -> list[Core]:
     return stack
 
 
-class Core:
-    """What a store's callbacks, finalizer and the exit hook need, without the Store."""
+#: Guards each core's ``closed`` flag (closing is rare: one lock for all of them keeps a core
+#: small, see :class:`Core`).
+_close_lock = threading.Lock()
 
-    def __init__(self, lib: Library, handle: c_void_p, owned: bool, name: str) -> None:
+
+class Core:
+    """What a store's callbacks, finalizer and the exit hook need, without the Store.
+
+    Kept small (a store's memory is mostly its core and the store object): slots, and what
+    only some stores use (host requests, state streams, close hooks) made on first use."""
+
+    __slots__ = ("lib", "handle", "owned", "feature", "errors", "subs", "requests", "closed",
+                 "_streams", "_on_close")
+
+    def __init__(self, lib: Library, handle: c_void_p, owned: bool,
+                 feature: str | None) -> None:
         self.lib = lib
         self.handle = handle
         self.owned = owned
-        self.name = name
+        self.feature = feature
         self.errors: list[BaseException] = []
         self.subs: dict[int, Any] = {}
-        self.requests: HostRequests | None = None  # set by Store._setup
-        self.streams: set[tuple[asyncio.AbstractEventLoop, asyncio.Queue[Any]]] = set()
-        self.lock = threading.Lock()
+        self.requests: HostRequests | None = None  # made on first use (Store._requests)
         self.closed = False
-        self.on_close: list[Callable[[], object]] = []  # run once closed (the inspector's)
+        self._streams: set[tuple[asyncio.AbstractEventLoop, asyncio.Queue[Any]]] | None = None
+        self._on_close: list[Callable[[], object]] | None = None
+
+    @property
+    def name(self) -> str:
+        """How messages name the store: ``Store('counter') at 0x...``."""
+        if self.owned:
+            return f"Store({self.feature!r}) at {self.handle.value:#x}"
+        return f"borrowed store at {self.handle.value:#x}"
+
+    @property
+    def streams(self) -> set[tuple[asyncio.AbstractEventLoop, asyncio.Queue[Any]]]:
+        """The ``states()`` iterators' queues, woken when the store closes."""
+        streams = self._streams
+        if streams is None:
+            streams = self._streams = set()
+        return streams
+
+    @property
+    def on_close(self) -> list[Callable[[], object]]:
+        """Hooks run once the store is closed (the inspector's)."""
+        hooks = self._on_close
+        if hooks is None:
+            hooks = self._on_close = []
+        return hooks
 
     def in_own_callback(self) -> bool:
         stack = getattr(tls, "stack", None)
@@ -190,7 +224,7 @@ class Core:
 
     def close(self, *, reason: str = "close") -> None:
         """Destroys an owned store (unsubscribes from a borrowed one). Idempotent."""
-        with self.lock:
+        with _close_lock:
             if self.closed:
                 return
             self.closed = True
@@ -205,12 +239,12 @@ class Core:
         self._release()
         if requests is not None:
             requests.closed()
-        for hook in self.on_close:
+        for hook in self._on_close or ():
             try:
                 hook()
             except Exception:  # noqa: BLE001 - pragma: no cover - a hook must not stop close
                 pass
-        for loop, queue in list(self.streams):
+        for loop, queue in list(self._streams or ()):
             try:
                 loop.call_soon_threadsafe(queue.put_nowait, CLOSED)
             except RuntimeError:  # the loop is closed already
@@ -241,6 +275,8 @@ class Core:
             self.requests.thunk = None
 
     def _report_unraised(self, reason: str) -> None:
+        import traceback  # imported where it is used: `import reducerkit` stays fast
+
         errors = self.take_errors()
         try:
             sys.stderr.write(

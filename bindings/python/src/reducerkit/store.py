@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import math
 import os
-import weakref
 from collections.abc import AsyncGenerator, Callable, Iterable, Mapping
 from ctypes import byref, c_char_p, c_size_t, c_uint64, c_void_p
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeAlias
@@ -278,20 +277,18 @@ class Store(Generic[StateT, ActionT]):
         self.provide = provide
         self._lib = lib
         self._owned = owned
-        name = (f"Store({feature!r}) at {handle.value:#x}" if owned
-                else f"borrowed store at {handle.value:#x}")
-        self._core = core = Core(lib, handle, owned, name)
+        self._core = core = Core(lib, handle, owned, feature)
+        # The handle (a c_void_p): the untyped hot-path calls pass it on as the pointer
+        # without converting anything.
         self._handle = handle
-        # The handle as a ctypes argument object (c_void_p.from_param of its address): the
-        # untyped hot-path calls pass it on as the pointer without converting anything.
-        self._handle_arg = c_void_p.from_param(handle.value)
         self._errors = core.errors  # the same list: a cheap check on the hot path
-        core.requests = self._requests = HostRequests(core, providers, loop)
-        try:
-            self._requests.install()
-        except BaseException:
-            core.close()
-            raise
+        if providers:  # callback mode: the book exists from the start (else on first use)
+            core.requests = HostRequests(core, providers, loop)
+            try:
+                core.requests.install()
+            except BaseException:
+                core.close()
+                raise
         self._cache: tuple[int, Any] = (-1, None)  # (version, snapshot) of the last read
         self._send = lib.rk_store_send_n
         # (c_void_p or None, bytes): see Library. The GIL is kept during the call while no
@@ -304,7 +301,7 @@ class Store(Generic[StateT, ActionT]):
         self._send_address = lib._send_address
         self._handle_value: int = handle.value or 0
         self._fast_send: Callable[[int, int, bytes], int] | None
-        if owned and not self._requests.callback_mode:
+        if owned and not providers:
             self._send_text = lib._send_untyped_gil
             self._version_fn = lib._version_untyped_gil
             self._patch_fn = lib._patch_untyped_gil
@@ -314,12 +311,39 @@ class Store(Generic[StateT, ActionT]):
             self._version_fn = lib._version_untyped
             self._patch_fn = lib._patch_untyped
             self._fast_send = _speedups.send_release_gil if _speedups and self._send_address else None
-        self._version_out = c_uint64()  # shared by the threads reading this store (see state)
-        self._version_ref = byref(self._version_out)
         with live_lock:
             live_cores.add(core)
-        self._finalizer = weakref.finalize(self, core.close, reason="finalizer")
-        self._finalizer.atexit = False  # the exit hook closes live stores (_lifecycle)
+
+    # The out-parameter of rk_store_version, made on the first read (see _version_buffer):
+    # shared by the threads reading this store.
+    _version_out: Any = None
+    _version_ref: Any = None
+
+    def _version_buffer(self) -> Any:
+        if self._version_ref is None:
+            out = c_uint64()
+            self._version_out, self._version_ref = out, byref(out)
+        return self._version_ref
+
+    @property
+    def _requests(self) -> HostRequests:
+        """The store's host requests on the Python side (:mod:`reducerkit._host`), made on
+        first use unless the store has providers."""
+        core = self._core
+        requests = core.requests
+        if requests is None:
+            with live_lock:
+                requests = core.requests
+                if requests is None:
+                    requests = core.requests = HostRequests(core, None, None)
+        return requests
+
+    def __del__(self) -> None:
+        # The finalizer: a forgotten store is destroyed when it is collected. (A method, not
+        # weakref.finalize: no object per store. The exit hook closes the live ones first.)
+        core = self.__dict__.get("_core")
+        if core is not None and not core.closed:
+            core.close(reason="finalizer")
 
     # ---- basics ----------------------------------------------------------------------
 
@@ -356,7 +380,6 @@ class Store(Generic[StateT, ActionT]):
             return
         # An exception is already propagating: do not replace it with a subscriber's.
         self._handle = None
-        self._finalizer.detach()
         self._core.close()
         errors = self._core.take_errors()
         for error in errors:
@@ -367,7 +390,6 @@ class Store(Generic[StateT, ActionT]):
         borrowed store (:meth:`from_handle`) only removes the Python subscriptions.
         Idempotent. Raises any exception a subscriber raised that was not re-raised yet."""
         self._handle = None
-        self._finalizer.detach()
         self._core.close()
         if self._errors:
             reraise(self._core.take_errors())
@@ -452,7 +474,7 @@ class Store(Generic[StateT, ActionT]):
                 if fast is not None:
                     status = fast(self._send_address, self._handle_value, data)
                 else:
-                    status = self._send_text(self._handle_arg, data)
+                    status = self._send_text(handle, data)
                 if status:  # tested here: a call of _check costs a tenth of a send
                     self._check(status)
                 if errors:
@@ -475,8 +497,8 @@ class Store(Generic[StateT, ActionT]):
     def version(self) -> int:
         """The number of actions the store has reduced."""
         handle = self._live_handle()
-        self._call(self._version_fn, handle, self._version_ref)
-        return self._version_out.value
+        self._call(self._version_fn, handle, self._version_ref or self._version_buffer())
+        return self._version_out.value  # type: ignore[no-any-return]
 
     @property
     def state(self) -> StateT:
@@ -495,7 +517,7 @@ class Store(Generic[StateT, ActionT]):
             handle = self._live_handle()
         # The version buffer is shared by the threads reading this store: any value read
         # from it is a version the store had, and a stale label only causes one more patch.
-        status = self._version_fn(self._handle_arg, self._version_ref)
+        status = self._version_fn(handle, self._version_ref or self._version_buffer())
         if status:  # tested here, as in send: the hot path
             self._check(status)
         cache = self._cache
@@ -518,7 +540,7 @@ class Store(Generic[StateT, ActionT]):
                      freeze(lib.decode(lib.take_string(ptr, length), "rk_store_get")))
         # From the version read: the first call also starts the store's patch history.
         outs.since.value = cache[0]
-        status = self._patch_fn(self._handle_arg, outs.since, outs.json_ref, None,
+        status = self._patch_fn(handle, outs.since, outs.json_ref, None,
                                 outs.version_ref)
         if status:  # tested here, as in send: the hot path
             self._check(status)
