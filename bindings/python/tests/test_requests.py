@@ -216,6 +216,57 @@ def test_async_provider_runs_on_the_loop(lib: Library) -> None:
     assert seen == [(3, True)]
 
 
+def test_a_request_on_the_loop_thread_creates_the_task_in_the_send(lib: Library) -> None:
+    """Issue 25 (async round trip): a request made in a send on the loop's thread creates its
+    task there (no call_soon_threadsafe wake-up of the loop); the provider still runs on a
+    later iteration of the loop, after send() returns."""
+    async def main() -> None:
+        started: list[int] = []
+
+        async def number_fact(n: int) -> str:
+            started.append(n)
+            return f"{n} from a task"
+
+        with Store("counter", providers={"numberFact": number_fact}) as store:
+            store.send("factButtonTapped")
+            names = [task.get_name() for task in asyncio.all_tasks()]
+            assert "reducerkit provider numberFact #1" in names
+            assert started == []
+            assert await _until_async(lambda: store.state["fact"] is not None)
+            assert store.state["fact"] == "0 from a task" and started == [0]
+
+    asyncio.run(main())
+
+
+@pytest.mark.skipif(not hasattr(asyncio, "eager_task_factory"), reason="Python 3.12 and later")
+def test_with_an_eager_task_factory_an_async_provider_answers_in_the_send(
+        lib: Library) -> None:
+    """With asyncio.eager_task_factory, a provider that answers without suspending resolves
+    inside the request callback: factResponse is reduced before send() returns."""
+    async def main() -> None:
+        asyncio.get_running_loop().set_task_factory(
+            asyncio.eager_task_factory)  # type: ignore[attr-defined]
+
+        async def number_fact(n: int) -> str:
+            return f"{n} eagerly"
+
+        async def slow_fact(n: int) -> str:
+            await asyncio.sleep(0)
+            return f"{n} later"
+
+        with Store("counter", providers={"numberFact": number_fact}) as store:
+            store.send("factButtonTapped")
+            assert store.state["fact"] == "0 eagerly"
+            assert store.pending_requests() == []
+        with Store("counter", providers={"numberFact": slow_fact}) as store:
+            store.send("factButtonTapped")
+            assert store.state["fact"] is None  # suspended: its task answers later
+            assert await _until_async(lambda: store.state["fact"] is not None)
+            assert store.state["fact"] == "0 later"
+
+    asyncio.run(main())
+
+
 def test_a_provider_returning_an_awaitable_runs_on_the_loop(lib: Library) -> None:
     async def main() -> str:
         async def later(n: int) -> str:

@@ -27,6 +27,7 @@ from __future__ import annotations
 import math
 import os
 import select
+import sys
 import threading
 import time
 from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable, Mapping
@@ -72,6 +73,16 @@ def _is_coroutine(value: Any) -> bool:
     import inspect
 
     return inspect.iscoroutine(value)
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    """The loop running on this thread, if any (asyncio only when it is imported already:
+    no loop can run without it)."""
+    aio = sys.modules.get("asyncio")
+    if aio is None:
+        return None
+    loop: asyncio.AbstractEventLoop | None = aio._get_running_loop()
+    return loop
 
 
 def _log_debug(message: str, *args: Any) -> None:
@@ -472,6 +483,10 @@ class HostRequests:
         if loop is None:
             why = (f"provider {name!r} is asynchronous, but the store has no asyncio loop "
                    f"(create the store while a loop runs, or pass loop=)")
+        elif _running_loop() is loop:
+            # The event came on the loop's own thread (a send from the loop started the
+            # effect): the task is created here, without a thread-safe wake-up of the loop.
+            self._start(request_id, name, make, awaitable)
         elif not self._call_soon(loop, self._start, request_id, name, make, awaitable):
             why = f"provider {name!r} cannot run: the store's asyncio loop is closed"
         if why:
@@ -484,7 +499,11 @@ class HostRequests:
 
     def _start(self, request_id: int, name: str, make: Callable[[], Awaitable[Any]],
                awaitable: Any) -> None:
-        """On the loop: starts the provider's task unless the request was cancelled first."""
+        """On the loop: starts the provider's task unless the request was cancelled first.
+        The task is created outside the lock: with an eager task factory
+        (``asyncio.eager_task_factory``) it runs here until it first suspends, and a provider
+        that answers without suspending resolves inside the request callback (the effect then
+        goes on without suspending, as with a plain function)."""
         loop = self.loop
         assert loop is not None
         with self.flight_lock:
@@ -492,9 +511,16 @@ class HostRequests:
                 if _is_coroutine(awaitable):
                     awaitable.close()
                 return
-            task = loop.create_task(self._run(request_id, name, make),
-                                    name=f"reducerkit provider {name} #{request_id}")
-            self.inflight[request_id] = task
+        task = loop.create_task(self._run(request_id, name, make),
+                                name=f"reducerkit provider {name} #{request_id}")
+        with self.flight_lock:
+            if request_id in self.inflight:
+                if not task.done():
+                    self.inflight[request_id] = task
+                return
+        # Cancelled meanwhile (from another thread, or while an eager task ran): its
+        # cancellation found no task to cancel.
+        task.cancel()
 
     async def _run(self, request_id: int, name: str,
                    make: Callable[[], Awaitable[Any]]) -> None:
