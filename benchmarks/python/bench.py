@@ -498,10 +498,20 @@ def _memory(lib: reducerkit.Library) -> None:
         print(f"  {label:<58} {statistics.median(values):12,.0f} B/store  {note}")
 
 
-def _record_session(path: Path, steps: int, lib: reducerkit.Library) -> None:
-    """A recorded todos session (as benchmarks/inspector.py records one): adds, toggles and
-    deletes, at most 25 todos, the state after each step."""
+def _record_session(path: Path, steps: int, lib: reducerkit.Library, feature: str) -> None:
+    """A recorded session, the state after each step: counter's increments, decrements and
+    setCounts, or todos' adds, toggles and deletes, at most 25 todos (as
+    benchmarks/inspector.py records one)."""
     rng = random.Random(25)
+    if feature == "counter":
+        with reducerkit.Store("counter", clock="test", record=True, library=lib) as store:
+            for i in range(steps):
+                roll = rng.random()
+                store.send("increment" if roll < 0.45 else "decrement" if roll < 0.9
+                           else {"setCount": i})
+            path.write_text(json.dumps(store.scenario(f"counter, {steps} steps")),
+                            encoding="utf-8")
+        return
     with reducerkit.Store("todos", clock="test", record=True, library=lib) as store:
         ids: list[int] = []
         for i in range(steps):
@@ -520,13 +530,18 @@ def _check_per_step(lib: reducerkit.Library, check: str, steps: int) -> None:
     if not os.access(check, os.X_OK):
         print(f"  (skipped: no C runner at {check}; make build/reducerkit-check)")
         return
+    for feature in ("counter", "todos"):
+        _check_feature(lib, check, steps if feature == "counter" else steps // 4, feature)
+
+
+def _check_feature(lib: reducerkit.Library, check: str, steps: int, feature: str) -> None:
     env = _child_env()
     env.pop("REDUCERKIT_LIB", None)
     with tempfile.TemporaryDirectory() as tmp:
         short, long = Path(tmp) / "short.scenario.json", Path(tmp) / "long.scenario.json"
         low, high = steps // 10, steps
-        _record_session(short, low, lib)
-        _record_session(long, high, lib)
+        _record_session(short, low, lib, feature)
+        _record_session(long, high, lib, feature)
 
         def cpu_ms(command: list[str]) -> float:
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -545,6 +560,7 @@ def _check_per_step(lib: reducerkit.Library, check: str, steps: int) -> None:
                 per_step[label].append((b - a) * 1e3 / (high - low))
     c = statistics.median(per_step["reducerkit-check (C)"])
     py = statistics.median(per_step["python -m reducerkit check"])
+    print(f"  {feature} ({high:,} steps against {low:,})")
     print(f"  {'floor: reducerkit-check (C), per step':<58} {c:12,.1f} us/step "
           f"({min(per_step['reducerkit-check (C)']):,.1f}-"
           f"{max(per_step['reducerkit-check (C)']):,.1f})")
