@@ -13,6 +13,11 @@ Modes (issue 25's Python rows where callgrind applies):
   pydux         the pydux-style dispatch of bench.py, one listener
   check-step    one step of a recorded counter session, `python -m reducerkit check`'s runner
   store         Store("counter") created, two sends, closed
+  async         send("factButtonTapped") from a task, an async def provider answers, awaited
+                until factResponse is reduced (every thread's instructions; with Python 3.12+
+                also async-eager: the same under asyncio.eager_task_factory)
+  async-floor   asyncio alone: call_soon_threadsafe of a function that starts a task
+                awaiting a coroutine, awaited (bench.py's floor of the round trip)
 """
 
 from __future__ import annotations
@@ -26,7 +31,8 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 MODES = {"send-ctypes": (2_000, 12_000), "send": (2_000, 12_000), "pydux": (2_000, 12_000),
-         "check-step": (200, 1_200), "store": (100, 600)}
+         "check-step": (200, 1_200), "store": (100, 600), "async": (200, 1_200),
+         "async-eager": (200, 1_200), "async-floor": (200, 1_200)}
 
 
 def child(mode: str, n: int) -> None:
@@ -65,8 +71,60 @@ def child(mode: str, n: int) -> None:
             out = io.StringIO()
             if check_files([path], out=out, library=lib) != 0:
                 raise SystemExit(out.getvalue())
+    elif mode.startswith("async"):
+        import asyncio
+        asyncio.run(_async(mode, n, lib))
     else:
         raise SystemExit(f"unknown mode {mode!r}")
+
+
+async def _async(mode: str, n: int, lib: Any) -> None:
+    import asyncio
+
+    import reducerkit
+
+    loop = asyncio.get_running_loop()
+    if mode == "async-floor":
+        async def provider(count: int) -> str:
+            return f"{count} is async"
+
+        def start(future: asyncio.Future[str]) -> None:
+            async def run() -> None:
+                future.set_result(await provider(0))
+            loop.create_task(run())
+
+        for _ in range(n):
+            future: asyncio.Future[Any] = loop.create_future()
+            loop.call_soon_threadsafe(start, future)
+            await future
+        return
+    if mode == "async-eager":
+        loop.set_task_factory(asyncio.eager_task_factory)  # type: ignore[attr-defined]
+    waiting: list[asyncio.Future[None]] = []
+
+    async def number_fact(count: int) -> str:
+        return f"{count} is async"
+
+    def wake(state: dict[str, Any]) -> None:
+        if waiting and state["fact"] is not None:
+            done = waiting.pop()
+            try:
+                running = asyncio.get_running_loop()
+            except RuntimeError:
+                running = None
+            if running is loop:
+                done.set_result(None)
+            else:
+                loop.call_soon_threadsafe(done.set_result, None)
+
+    with reducerkit.Store("counter", providers={"numberFact": number_fact},
+                          library=lib) as store:
+        store.subscribe(wake)
+        for _ in range(n):
+            future = loop.create_future()
+            waiting.append(future)
+            store.send("factButtonTapped")
+            await future
 
 
 def refs(mode: str, n: int) -> int:
@@ -86,7 +144,7 @@ def main(argv: list[str]) -> int:
     if argv[:1] == ["--child"]:
         child(argv[1], int(argv[2]))
         return 0
-    modes = argv or list(MODES)
+    modes = argv or [m for m in MODES if m != "async-eager" or sys.version_info >= (3, 12)]
     print(f"{'mode':<12} instructions per operation (callgrind; interpreter included)")
     results: dict[str, Any] = {}
     for mode in modes:

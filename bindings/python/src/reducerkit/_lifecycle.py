@@ -2,9 +2,9 @@
 (:func:`load_library`, :func:`features`), the handle and its destruction (:class:`Core`), and
 the bookkeeping that callbacks, finalizers and the exit hook share.
 
-The finalizer of a :class:`~reducerkit.Store` holds its :class:`Core`, never the store, so a
-forgotten store can be collected (unless one of its own subscribers refers to it; then it lives
-until closed). :func:`close_all_at_exit` closes every live store before the interpreter and
+Callbacks and the exit hook hold a store's :class:`Core`, never the store, so a forgotten store
+can be collected (unless one of its own subscribers refers to it; then it lives until closed);
+its finalizer (``Store.__del__``) then closes the core. :func:`close_all_at_exit` closes every live store before the interpreter and
 ctypes are torn down.
 """
 
