@@ -12,7 +12,9 @@ Modes (issue 25's Python rows where callgrind applies):
   send          store.send("increment") as installed (the compiled path when built)
   pydux         the pydux-style dispatch of bench.py, one listener
   check-step    one step of a recorded counter session, `python -m reducerkit check`'s runner
+  check-step-c  the same step, the C runner (build/reducerkit-check, or $REDUCERKIT_CHECK)
   store         Store("counter") created, two sends, closed
+  state         store.state unchanged (the version check only)
   async         send("factButtonTapped") from a task, an async def provider answers, awaited
                 until factResponse is reduced (every thread's instructions; with Python 3.12+
                 also async-eager: the same under asyncio.eager_task_factory)
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -31,7 +34,7 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 MODES = {"send-ctypes": (2_000, 12_000), "send": (2_000, 12_000), "pydux": (2_000, 12_000),
-         "check-step": (200, 1_200), "store": (100, 600), "async": (200, 1_200),
+         "check-step": (200, 1_200), "check-step-c": (200, 1_200), "store": (100, 600), "state": (2_000, 12_000), "async": (200, 1_200),
          "async-eager": (200, 1_200), "async-floor": (200, 1_200)}
 
 
@@ -55,6 +58,11 @@ def child(mode: str, n: int) -> None:
             send = store.send
             for _ in range(n):
                 send("increment")
+    elif mode == "state":
+        with reducerkit.Store("counter", library=lib) as store:
+            store.send("increment")
+            for _ in range(n):
+                store.state  # noqa: B018
     elif mode == "store":
         for _ in range(n):
             with reducerkit.Store("counter", library=lib) as store:
@@ -129,9 +137,31 @@ async def _async(mode: str, n: int, lib: Any) -> None:
 
 def refs(mode: str, n: int) -> int:
     env = {**os.environ, "SWIFT_DETERMINISTIC_HASHING": "1", "PYTHONHASHSEED": "0"}
+    command = [sys.executable, __file__, "--child", mode, str(n)]
+    if mode == "check-step-c":  # the same recorded session, replayed by the C runner
+        import tempfile
+
+        sys.path.insert(0, str(HERE))
+        import bench  # noqa: E402
+        import reducerkit
+
+        lib = reducerkit.load_library()
+        runner = os.environ.get("REDUCERKIT_CHECK",
+                                str(HERE.parents[1] / "build" / "reducerkit-check"))
+        tmp = tempfile.mkdtemp()
+        path = Path(tmp) / "counter.scenario.json"
+        bench._record_session(path, n, lib, "counter")
+        command = [runner, "--lib", lib.path, str(path)]
+        try:
+            return _count(command, env, mode, n)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    return _count(command, env, mode, n)
+
+
+def _count(command: list[str], env: dict[str, str], mode: str, n: int) -> int:
     out = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
-                          sys.executable, __file__, "--child", mode, str(n)],
-                         env=env, capture_output=True, text=True)
+                          *command], env=env, capture_output=True, text=True)
     if out.returncode != 0:
         raise SystemExit(f"ir.py: {mode} {n} failed:\n{out.stderr[-2000:]}")
     found = re.search(r"I\s+refs:\s+([\d,]+)", out.stderr)

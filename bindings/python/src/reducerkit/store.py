@@ -311,21 +311,25 @@ class Store(Generic[StateT, ActionT]):
             self._version_fn = lib._version_untyped
             self._patch_fn = lib._patch_untyped
             self._fast_send = _speedups.send_release_gil if _speedups and self._send_address else None
-        if self._fast_send is None:
-            # Without the compiled path: the handle as a ready ctypes argument object
-            # (c_void_p.from_param of its address), which ctypes passes on as the pointer
-            # without making an argument object per call (~10 % of a send; 208 B per store,
-            # so only here).
+        if self._fast_send is None:  # sends go through ctypes: see _read_args
             self._handle_arg = c_void_p.from_param(self._handle_value)
         with live_lock:
             live_cores.add(core)
 
-    # The out-parameter of rk_store_version, made on the first read (see _version_buffer):
-    # shared by the threads reading this store.
+    # Made on the first read of the state or version (see _read_args), or by _setup for
+    # sends through ctypes: the handle as a ready ctypes argument object (c_void_p.from_param
+    # of its address: ctypes passes it on as the pointer without making an argument object
+    # per call, ~7 % of an unchanged state read and of a ctypes send), and the out-parameter
+    # of rk_store_version, shared by the threads reading this store. ~400 B a store that a
+    # store that only sends does not need.
+    _handle_arg: Any = None
     _version_out: Any = None
     _version_ref: Any = None
 
-    def _version_buffer(self) -> Any:
+    def _read_args(self) -> Any:
+        """Makes the arguments above if needed; returns the version buffer's ``byref``."""
+        if self._handle_arg is None:
+            self._handle_arg = c_void_p.from_param(self._handle_value)
         if self._version_ref is None:
             out = c_uint64()
             self._version_out, self._version_ref = out, byref(out)
@@ -503,7 +507,7 @@ class Store(Generic[StateT, ActionT]):
     def version(self) -> int:
         """The number of actions the store has reduced."""
         handle = self._live_handle()
-        self._call(self._version_fn, handle, self._version_ref or self._version_buffer())
+        self._call(self._version_fn, handle, self._version_ref or self._read_args())
         return self._version_out.value  # type: ignore[no-any-return]
 
     @property
@@ -523,7 +527,10 @@ class Store(Generic[StateT, ActionT]):
             handle = self._live_handle()
         # The version buffer is shared by the threads reading this store: any value read
         # from it is a version the store had, and a stale label only causes one more patch.
-        status = self._version_fn(handle, self._version_ref or self._version_buffer())
+        ref = self._version_ref
+        if ref is None:  # the first read (which makes _handle_arg too)
+            ref = self._read_args()
+        status = self._version_fn(self._handle_arg, ref)
         if status:  # tested here, as in send: the hot path
             self._check(status)
         cache = self._cache
@@ -546,7 +553,9 @@ class Store(Generic[StateT, ActionT]):
                      freeze(lib.decode(lib.take_string(ptr, length), "rk_store_get")))
         # From the version read: the first call also starts the store's patch history.
         outs.since.value = cache[0]
-        status = self._patch_fn(handle, outs.since, outs.json_ref, None,
+        if self._handle_arg is None:  # a patch read before any read of the state
+            self._read_args()
+        status = self._patch_fn(self._handle_arg, outs.since, outs.json_ref, None,
                                 outs.version_ref)
         if status:  # tested here, as in send: the hot path
             self._check(status)
