@@ -484,7 +484,9 @@ class Store(Generic[StateT, ActionT]):
                 if fast is not None:
                     status = fast(self._send_address, self._handle_value, data)
                 else:
-                    status = self._send_text(self._handle_arg, data)
+                    # (the handle itself until a read made the ready argument, when the
+                    # compiled path was turned off after the store was made)
+                    status = self._send_text(self._handle_arg or handle, data)
                 if status:  # tested here: a call of _check costs a tenth of a send
                     self._check(status)
                 if errors:
