@@ -274,7 +274,7 @@ def _issue25(lib: reducerkit.Library, args: argparse.Namespace, n_fast: int) -> 
     print("\nissue 25: memory per counter store after two sends (RSS over 10,000 stores, "
           "a fresh process each)")
     _memory(lib)
-    print("\nissue 25: scenario check per step, recorded todos sessions (CPU of whole "
+    print("\nissue 25: scenario check per step, recorded counter and todos sessions (CPU of whole "
           "processes at two lengths)")
     _check_per_step(lib, args.check, int(20_000 * scale) or 2_000)
 
