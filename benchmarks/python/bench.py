@@ -179,7 +179,7 @@ def main() -> int:
     print(f"reducerkit {reducerkit.__version__} (Python {sys.version.split()[0]}), library "
           f"{lib.version} at {lib.path}")
     print(f"median of {args.repeat} repetitions; JSON backends: {', '.join(backends)}; "
-          f"default backend: {_json.BACKEND}")
+          f"default backend: {_json.backend()}")
 
     if args.only:
         _issue25(lib, args, n_fast)

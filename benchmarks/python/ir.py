@@ -18,6 +18,8 @@ Modes (issue 25's Python rows where callgrind applies):
   async         send("factButtonTapped") from a task, an async def provider answers, awaited
                 until factResponse is reduced (every thread's instructions; with Python 3.12+
                 also async-eager: the same under asyncio.eager_task_factory)
+  sync          the same round trip with a plain function as the provider (it answers inside
+                the send: no task, no await)
   async-floor   asyncio alone: call_soon_threadsafe of a function that starts a task
                 awaiting a coroutine, awaited (bench.py's floor of the round trip)
 """
@@ -35,7 +37,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 MODES = {"send-ctypes": (2_000, 12_000), "send": (2_000, 12_000), "pydux": (2_000, 12_000),
          "check-step": (200, 1_200), "check-step-c": (200, 1_200), "store": (100, 600), "state": (2_000, 12_000), "async": (200, 1_200),
-         "async-eager": (200, 1_200), "async-floor": (200, 1_200)}
+         "async-eager": (200, 1_200), "async-floor": (200, 1_200), "sync": (200, 1_200)}
 
 
 def child(mode: str, n: int) -> None:
@@ -79,6 +81,11 @@ def child(mode: str, n: int) -> None:
             out = io.StringIO()
             if check_files([path], out=out, library=lib) != 0:
                 raise SystemExit(out.getvalue())
+    elif mode == "sync":
+        with reducerkit.Store("counter", providers={"numberFact": lambda c: f"{c} is sync"},
+                              library=lib) as store:
+            for _ in range(n):
+                store.send("factButtonTapped")
     elif mode.startswith("async"):
         import asyncio
         asyncio.run(_async(mode, n, lib))

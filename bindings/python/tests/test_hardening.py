@@ -57,7 +57,7 @@ def test_a_nul_in_a_dict_action_reaches_the_library_whole(lib: Library, backend:
         pytest.importorskip("orjson")
     from reducerkit import _json
 
-    before = _json.BACKEND
+    before = _json.backend()
     _json.use(backend)
     try:
         with Store("todos", library=lib) as store:

@@ -1,7 +1,8 @@
 """JSON encoding for the wire: orjson when it is installed (measured faster, see
 ``benchmarks/python/bench.py``), the standard library's ``json`` otherwise.
 
-``REDUCERKIT_JSON=json`` (read once, when the backend is first used) forces the standard library, e.g. to compare.
+``REDUCERKIT_JSON=json`` (read once, when the backend is first used) forces the standard
+library, e.g. to compare.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["dumps", "loads", "pretty", "BACKEND", "EncodeError"]
+__all__ = ["dumps", "loads", "pretty", "BACKEND", "EncodeError", "backend", "use"]
 
 
 _encoder = _stdjson.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
@@ -40,32 +41,47 @@ def _std_loads(data: bytes | str) -> Any:
     return _stdjson.loads(data)
 
 
-# The backend is chosen on first use of one of these names (PEP 562 module __getattr__), not
-# at import: importing orjson (it imports uuid, zoneinfo, datetime, platform) costs more than
-# the rest of `import reducerkit`; a program pays for it when it first encodes or decodes.
-dumps: Callable[[Any], bytes]
-loads: Callable[[bytes | str], Any]
-BACKEND: str
-EncodeError: tuple[type[BaseException], ...]
-_LAZY = ("dumps", "loads", "BACKEND", "EncodeError")
+# The backend is chosen on first use, not at import: importing orjson (it imports uuid,
+# zoneinfo, datetime, platform) costs more than the rest of `import reducerkit`; a program pays
+# for it when it first encodes or decodes (creating a store does). Until then `dumps` and
+# `loads` are the two functions below, which choose and then call the chosen one; choosing
+# rebinds them (module globals, read as `_json.dumps` at each call: no wrapper stays).
+# (Not a module __getattr__: CPython does not specialize attribute reads of a module that
+# has one, which costs every `_json.dumps` ~200 instructions.)
 
 
-def _choose() -> None:
-    """Sets the backend: orjson when installed, unless ``REDUCERKIT_JSON=json``."""
-    if os.environ.get("REDUCERKIT_JSON", "").lower() not in ("json", "stdlib"):
-        try:
-            use("orjson")
-            return
-        except ImportError:  # pragma: no cover - depends on the environment
-            pass
-    use("json")
+def _choosing_dumps(value: Any) -> bytes:
+    backend()
+    return dumps(value)
 
 
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        _choose()
-        return globals()[name]
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+def _choosing_loads(data: bytes | str) -> Any:
+    backend()
+    return loads(data)
+
+
+dumps: Callable[[Any], bytes] = _choosing_dumps
+loads: Callable[[bytes | str], Any] = _choosing_loads
+BACKEND = ""
+"""``"json"`` or ``"orjson"`` once chosen (empty before: read :func:`backend`)."""
+EncodeError: tuple[type[BaseException], ...] = (TypeError, ValueError, RecursionError)
+"""What encoding raises for a value JSON cannot hold (orjson's JSONEncodeError is a
+TypeError)."""
+
+
+def backend() -> str:
+    """The backend, chosen now if it was not yet: orjson when installed, unless
+    ``REDUCERKIT_JSON=json``."""
+    if not BACKEND:
+        chosen = "json"
+        if os.environ.get("REDUCERKIT_JSON", "").lower() not in ("json", "stdlib"):
+            try:
+                import orjson  # noqa: F401
+                chosen = "orjson"
+            except ImportError:  # pragma: no cover - depends on the environment
+                pass
+        use(chosen)
+    return BACKEND
 
 
 def pretty(value: Any) -> str:

@@ -36,6 +36,7 @@ def subscribe(store: Store[Any, Any], callback: Callable[..., object], *, path: 
     handle = store._live_handle()
     core = store._core
     lib = store._lib
+    _json.backend()  # chosen before loads is kept (a borrowed store has not encoded yet)
     loads = _json.loads
     string_at = ctypes.string_at
 
@@ -138,6 +139,7 @@ def subscribe_patch_ops(store: Store[Any, Any], on_ops: Callable[[Any, int], obj
     handle = store._live_handle()
     core = store._core
     lib = store._lib
+    _json.backend()  # chosen before loads is kept (a borrowed store has not encoded yet)
     loads = _json.loads
 
     def trampoline(_userdata: Any, patch: bytes, _length: int, version: int) -> None:

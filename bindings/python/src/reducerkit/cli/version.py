@@ -21,5 +21,5 @@ def register(sub: Any) -> None:
 def execute(args: argparse.Namespace, lib: Library, out: TextIO, err: TextIO) -> int:
     from .. import __version__
     out.write(f"reducerkit (Python) {__version__}; library {lib.version} "
-              f"(ABI {lib.abi_version}) at {lib.path}; JSON: {_json.BACKEND}\n")
+              f"(ABI {lib.abi_version}) at {lib.path}; JSON: {_json.backend()}\n")
     return OK
