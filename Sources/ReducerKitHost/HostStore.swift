@@ -88,8 +88,12 @@ package struct HostStoreBox: Sendable {
 /// Whether the host or an effect sent an action.
 @usableFromInline
 package enum HostAction<Action: Sendable>: Sendable {
-  case host(Action)
-  case effect(Action)
+  /// With the action's JSON as the action log writes it, when the store logs its actions and
+  /// the action came from its cache (the log copies those bytes instead of encoding the action
+  /// again); nil otherwise. Both cases carry the same payload type, so moving an action
+  /// through the store never switches on the case.
+  case host(Action, logged: [UInt8]?)
+  case effect(Action, logged: [UInt8]?)
 }
 
 /// The whole-state JSON of the newest version encoded so far, shared by state callbacks,
@@ -141,8 +145,19 @@ package final class ActionLog: Sendable {
 
   @usableFromInline
   package func record<A: Encodable, S: Encodable>(_ action: A, origin: StaticString, state: S) {
+    record(encodedAction: Self.json(of: action), origin: origin, state: state)
+  }
+
+  /// The JSON of `action` as the log writes it (`null` if it cannot be encoded).
+  @usableFromInline
+  package static func json<A: Encodable>(of action: A) -> [UInt8] {
+    (try? WireEncoder(explicitNulls: true).encode(action)) ?? Array("null".utf8)
+  }
+
+  /// `record` of an action already encoded by `json(of:)`.
+  @usableFromInline
+  package func record<S: Encodable>(encodedAction actionJSON: [UInt8], origin: StaticString, state: S) {
     let encoder = WireEncoder(explicitNulls: true)
-    let actionJSON = (try? encoder.encode(action)) ?? Array("null".utf8)
     let encoded = try? encoder.encode(state)
     let stateJSON = encoded ?? Array("null".utf8)
     entries.withLock { log in
@@ -154,7 +169,7 @@ package final class ActionLog: Sendable {
       log.json.append(contentsOf: ",\"origin\":\"".utf8)
       origin.withUTF8Buffer { log.json.append(contentsOf: $0) }
       log.json.append(contentsOf: "\",\"version\":".utf8)
-      log.json.append(contentsOf: String(log.version).utf8)
+      Self.appendDecimal(log.version, to: &log.json)
       log.json.append(contentsOf: ",\"state\":".utf8)
       log.json.append(contentsOf: stateJSON)
       log.json.append(UInt8(ascii: "}"))
@@ -165,6 +180,21 @@ package final class ActionLog: Sendable {
         encoded.append(0)
         stateCache.offer(encoded, version: log.version)
       }
+    }
+  }
+
+  /// Appends `value` in decimal (no `String` made).
+  static func appendDecimal(_ value: UInt64, to bytes: inout [UInt8]) {
+    var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: UInt64.max has 20 digits
+    var count = 0
+    var rest = value
+    withUnsafeMutableBytes(of: &digits) { buffer in
+      repeat {
+        buffer[23 - count] = UInt8(ascii: "0") + UInt8(rest % 10)
+        rest /= 10
+        count += 1
+      } while rest > 0
+      bytes.append(contentsOf: buffer[(24 - count)...])
     }
   }
 
@@ -196,14 +226,20 @@ where Base.Action: Codable & Sendable, Base.State: Encodable {
   package func reduce(into state: inout Base.State, action: HostAction<Base.Action>) -> Effect<HostAction<Base.Action>> {
     let effect: Effect<Base.Action>
     switch action {
-    case let .host(action):
+    case let .host(action, logged):
       effect = base(&state, action)
-      if let log { log.record(action, origin: "host", state: state) }
-    case let .effect(action):
+      if let log {
+        if let logged {
+          log.record(encodedAction: logged, origin: "host", state: state)
+        } else {
+          log.record(action, origin: "host", state: state)
+        }
+      }
+    case let .effect(action, _):
       effect = base(&state, action)
       if let log { log.record(action, origin: "effect", state: state) }
     }
-    return effect.isNone ? .none : effect.map { HostAction.effect($0) }
+    return effect.isNone ? .none : effect.map { HostAction.effect($0, logged: nil) }
   }
 }
 
@@ -303,6 +339,20 @@ package final class ActionCache<Action: Sendable>: Sendable {
   }
 }
 
+/// A decoded action with its JSON as the action log writes it (`ActionLog.json(of:)`): what
+/// the action cache of a store that logs its actions keeps, so a repeated action is encoded
+/// once (sound as the cache itself is: synthesized encoding is a pure function of the value).
+@usableFromInline
+package struct LoggedAction<Action: Sendable>: Sendable {
+  @usableFromInline package let action: Action
+  @usableFromInline package let json: [UInt8]
+
+  @inlinable package init(_ action: Action, json: [UInt8]) {
+    self.action = action
+    self.json = json
+  }
+}
+
 /// The version a patch subscriber saw last. Only touched by the thread delivering for the
 /// store, one delivery at a time (see `Store.subscribe`).
 @usableFromInline
@@ -326,6 +376,8 @@ where R: SendableMetatype, R.State: Codable & Sendable, R.Action: Codable & Send
   /// The host's subscriptions by token (made by the first subscription).
   @usableFromInline package let lazySubscriptions = AtomicLazyReference<Subscriptions>()
   @usableFromInline package let actionCache = ActionCache<R.Action>()
+  /// Instead of `actionCache`, for a store that logs its actions (nil otherwise).
+  @usableFromInline package let loggedActionCache: ActionCache<LoggedAction<R.Action>>?
   /// The whole-state JSON of the newest version encoded, shared by every reader (made on
   /// first use: a store nobody reads costs no memory for it).
   @usableFromInline package let lazyStateCache = AtomicLazyReference<StateJSONCache>()
@@ -353,6 +405,7 @@ where R: SendableMetatype, R.State: Codable & Sendable, R.Action: Codable & Send
     if let stateCache { _ = lazyStateCache.storeIfNil(stateCache) }
     self.clock = clock
     self.log = log
+    self.loggedActionCache = log == nil ? nil : ActionCache()
     self.requests = requests
     self.store = Store(
       initialState: initialState,
@@ -458,9 +511,17 @@ where R: SendableMetatype, R.State: Codable & Sendable, R.Action: Codable & Send
   package func send(_ json: UnsafeRawBufferPointer) throws(HostError) {
     let cacheable = json.count <= ActionCache<R.Action>.maxKeyLength
     let hash = cacheable ? ActionCache<R.Action>.hash(json) : 0
-    if cacheable, let action = actionCache.lookup(json, hash: hash) {
-      store.send(.host(action))
-      return
+    if cacheable {
+      if let loggedActionCache {
+        // A logging store: the log copies the action's JSON kept with it.
+        if let entry = loggedActionCache.lookup(json, hash: hash) {
+          store.send(.host(entry.action, logged: entry.json))
+          return
+        }
+      } else if let action = actionCache.lookup(json, hash: hash) {
+        store.send(.host(action, logged: nil))
+        return
+      }
     }
     let action: R.Action
     do {
@@ -468,8 +529,16 @@ where R: SendableMetatype, R.State: Codable & Sendable, R.Action: Codable & Send
     } catch {
       throw HostError(error, otherwise: .action, context: nil)
     }
-    if cacheable { actionCache.insert(json, hash: hash, action) }
-    store.send(.host(action))
+    if cacheable {
+      if let loggedActionCache {
+        let logged = ActionLog.json(of: action)
+        loggedActionCache.insert(json, hash: hash, LoggedAction(action, json: logged))
+        store.send(.host(action, logged: logged))
+        return
+      }
+      actionCache.insert(json, hash: hash, action)
+    }
+    store.send(.host(action, logged: nil))
   }
 
   @inlinable
