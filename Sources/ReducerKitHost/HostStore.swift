@@ -132,6 +132,65 @@ package final class StateJSONCache: Sendable {
   }
 }
 
+/// The last pointer `rk_store_get` read on a store: its text, its parsed segments, and the
+/// JSON read at a version. A read of the same pointer at the same version copies that JSON
+/// (the value at a version never changes); at a newer version the pointer is not parsed
+/// again. One entry, bounded: pointers up to `maxPointerLength` bytes, JSON up to
+/// `maxJSONLength` (longer reads are made each time, as before).
+@usableFromInline
+package final class PointerReadCache: Sendable {
+  @usableFromInline package struct Entry: Sendable {
+    @usableFromInline package let pointer: [UInt8]
+    @usableFromInline package let segments: [String]
+    @usableFromInline package var version: UInt64
+    @usableFromInline package var json: [UInt8]?
+
+    @inlinable package init(pointer: [UInt8], segments: [String], version: UInt64, json: [UInt8]?) {
+      self.pointer = pointer
+      self.segments = segments
+      self.version = version
+      self.json = json
+    }
+  }
+
+  @usableFromInline package static var maxPointerLength: Int { 256 }
+  @usableFromInline package static var maxJSONLength: Int { 1 << 16 }
+  @usableFromInline package let entry = LockedValue<Entry?>(nil)
+
+  @inlinable package init() {}
+
+  /// The segments of `pointer` if it is the one kept, and its JSON if that was read at `version`.
+  @inlinable
+  package func lookup(_ pointer: UnsafeRawBufferPointer, version: UInt64) -> (segments: [String], json: [UInt8]?)? {
+    entry.withLock { entry in
+      guard let entry, entry.pointer.count == pointer.count,
+        entry.pointer.withUnsafeBytes({ memcmp($0.baseAddress!, pointer.baseAddress!, pointer.count) == 0 })
+      else { return nil }
+      return (entry.segments, entry.version == version ? entry.json : nil)
+    }
+  }
+
+  /// Keeps `json`, read at `segments` (parsed from `pointer`) at `version`, unless a read of
+  /// a newer version of the same pointer is kept.
+  @inlinable
+  package func remember(_ pointer: UnsafeRawBufferPointer, segments: [String], version: UInt64, json: [UInt8]) {
+    guard pointer.count <= Self.maxPointerLength else { return }
+    let kept = json.count <= Self.maxJSONLength ? json : nil
+    entry.withLock { entry in
+      if var same = entry, same.pointer.count == pointer.count,
+        same.pointer.withUnsafeBytes({ memcmp($0.baseAddress!, pointer.baseAddress!, pointer.count) == 0 })
+      {
+        guard version >= same.version else { return }
+        same.version = version
+        same.json = kept
+        entry = same
+        return
+      }
+      entry = Entry(pointer: Array(pointer), segments: segments, version: version, json: kept)
+    }
+  }
+}
+
 /// The log behind `rk_store_take_actions`: each reduced action with the state after it.
 @usableFromInline
 package final class ActionLog: Sendable {
@@ -381,6 +440,10 @@ where R: SendableMetatype, R.State: Codable & Sendable, R.Action: Codable & Send
   /// The whole-state JSON of the newest version encoded, shared by every reader (made on
   /// first use: a store nobody reads costs no memory for it).
   @usableFromInline package let lazyStateCache = AtomicLazyReference<StateJSONCache>()
+  /// The last pointer read by `rk_store_get` (made by the first read of a pointer): a retained
+  /// `PointerReadCache` as an address, 0 until then. Not `AtomicLazyReference`, whose `load`
+  /// is not specialized here (~260 instructions a call, more than a cached read itself).
+  @usableFromInline package let pointerReadsAddress = Atomic<UInt>(0)
   /// Patches between versions (made by the first patch call or patch subscription).
   @usableFromInline package let lazyPatches = AtomicLazyReference<PatchEngine<R.State>>()
   @usableFromInline package let requests: HostRequests
@@ -558,16 +621,56 @@ where R: SendableMetatype, R.State: Codable & Sendable, R.Action: Codable & Send
 
   /// `rk_store_get`: the JSON at `pointer` (nil or empty: the whole state, from the shared
   /// cache) in the state at the returned version. `count` excludes a trailing NUL.
+  /// A pointer read last is not parsed again, and its JSON at an unchanged version is copied
+  /// (`PointerReadCache`).
   @inlinable
   package func get(_ pointer: UnsafeRawBufferPointer?) throws(HostError) -> (json: [UInt8], count: Int, version: UInt64) {
-    let segments = try pointer.map { (bytes) throws(HostError) in try HostError.mapping { () throws(PatchError) in try JSONPointer.parse(bytes) } } ?? []
+    guard let pointer, !pointer.isEmpty else {
+      let (state, version) = currentState()
+      let json = try stateCache.json(state, version: version)
+      return (json, json.count - 1, version)
+    }
+    let reads = pointerReads
+    // The JSON kept for a version is the JSON at that version: no need to read the state.
+    let seen = store.version
+    let kept = reads.lookup(pointer, version: seen)
+    if let json = kept?.json { return (json, json.count, seen) }
     let (state, version) = currentState()
-    if segments.isEmpty {
+    let segments: [String]
+    if let kept {
+      segments = kept.segments
+    } else {
+      segments = try HostError.mapping { () throws(PatchError) in try JSONPointer.parse(pointer) }
+    }
+    if segments.isEmpty {  // not reached: a non-empty pointer has a segment
       let json = try stateCache.json(state, version: version)
       return (json, json.count - 1, version)
     }
     let json = try HostError.mapping { () throws(PatchError) in try Navigator.json(of: state, at: segments) }
+    reads.remember(pointer, segments: segments, version: version, json: json)
     return (json, json.count, version)
+  }
+
+  @inlinable package var pointerReads: PointerReadCache {
+    let address = pointerReadsAddress.load(ordering: .acquiring)
+    if address != 0 { return Self.unretained(address) }
+    let made = Unmanaged.passRetained(PointerReadCache())
+    let madeAddress = UInt(bitPattern: made.toOpaque())
+    let (stored, current) = pointerReadsAddress.compareExchange(
+      expected: 0, desired: madeAddress, ordering: .acquiringAndReleasing)
+    if stored { return made.takeUnretainedValue() }
+    made.release()  // another thread made it first
+    return Self.unretained(current)
+  }
+
+  @inlinable @inline(__always)
+  package static func unretained(_ address: UInt) -> PointerReadCache {
+    Unmanaged<PointerReadCache>.fromOpaque(UnsafeRawPointer(bitPattern: address)!).takeUnretainedValue()
+  }
+
+  deinit {
+    let address = pointerReadsAddress.load(ordering: .acquiring)
+    if address != 0 { Unmanaged<PointerReadCache>.fromOpaque(UnsafeRawPointer(bitPattern: address)!).release() }
   }
 
   /// `rk_store_patch`: the JSON Patch from `since` to the current version.

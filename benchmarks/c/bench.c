@@ -123,6 +123,21 @@ static int op_get_title(long n) {
     return bad;
 }
 
+/* The same read after every change (a toggle first: subtract the toggle row). */
+static int op_toggle_and_get_title(long n) {
+    long i;
+    int bad = 0;
+    for (i = 0; i < n; i++) {
+        char *json = NULL;
+        size_t len = 0;
+        bad |= (int)rk_store_send(todos, "{\"toggle\":{\"id\":500}}");
+        bad |= (int)rk_store_get(todos, "/todos/5/title", &json, &len, NULL);
+        bad |= len != 8;
+        rk_free(json);
+    }
+    return bad;
+}
+
 static int op_get_floor(long n) {
     static const char title[] = "\"Todo 6\"";
     long i;
@@ -432,6 +447,8 @@ int main(int argc, char **argv) {
          "<= 150000 (the read)"},
         {"rk_store_get(\"/todos/5/title\") + rk_free, 1,000 todos", op_get_title, 150, "<= 150"},
         {"  floor: malloc + memcpy + free of those 8 bytes", op_get_floor, 0, ""},
+        {"send toggle + rk_store_get(\"/todos/5/title\"), 1,000 todos", op_toggle_and_get_title,
+         0, "(minus the toggle row: the read)"},
         {"rk_store_send(\"increment\"), created with {\"record\": true}", op_send_recorded, 0,
          "<= 4x the unrecorded send"},
         {"host round trip: send, callback resolves, response reduced", op_host_round_trip,
