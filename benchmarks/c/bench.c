@@ -132,7 +132,7 @@ static int op_toggle_and_get_title(long n) {
         size_t len = 0;
         bad |= (int)rk_store_send(todos, "{\"toggle\":{\"id\":500}}");
         bad |= (int)rk_store_get(todos, "/todos/5/title", &json, &len, NULL);
-        bad |= len != 8;
+        bad |= len != 9; /* "Todo #6" */
         rk_free(json);
     }
     return bad;
