@@ -223,13 +223,15 @@ package final class ActionLog: Sendable {
       log.version += 1
       // Appended piece by piece (no interpolated string or temporary arrays).
       if log.count != 0 { log.json.append(UInt8(ascii: ",")) }
-      log.json.append(contentsOf: "{\"action\":".utf8)
+      // Literals as `StaticString` buffers: appending a `String`'s UTF-8 view costs ~185
+      // instructions a piece.
+      Self.append("{\"action\":", to: &log.json)
       log.json.append(contentsOf: actionJSON)
-      log.json.append(contentsOf: ",\"origin\":\"".utf8)
-      origin.withUTF8Buffer { log.json.append(contentsOf: $0) }
-      log.json.append(contentsOf: "\",\"version\":".utf8)
+      Self.append(",\"origin\":\"", to: &log.json)
+      Self.append(origin, to: &log.json)
+      Self.append("\",\"version\":", to: &log.json)
       Self.appendDecimal(log.version, to: &log.json)
-      log.json.append(contentsOf: ",\"state\":".utf8)
+      Self.append(",\"state\":", to: &log.json)
       log.json.append(contentsOf: stateJSON)
       log.json.append(UInt8(ascii: "}"))
       log.count += 1
@@ -242,18 +244,20 @@ package final class ActionLog: Sendable {
     }
   }
 
+  static func append(_ literal: StaticString, to bytes: inout [UInt8]) {
+    literal.withUTF8Buffer { bytes.append(contentsOf: UnsafeRawBufferPointer($0)) }
+  }
+
   /// Appends `value` in decimal (no `String` made).
   static func appendDecimal(_ value: UInt64, to bytes: inout [UInt8]) {
-    var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: UInt64.max has 20 digits
-    var count = 0
+    var power: UInt64 = 1
+    while power <= value / 10 { power *= 10 }
     var rest = value
-    withUnsafeMutableBytes(of: &digits) { buffer in
-      repeat {
-        buffer[23 - count] = UInt8(ascii: "0") + UInt8(rest % 10)
-        rest /= 10
-        count += 1
-      } while rest > 0
-      bytes.append(contentsOf: buffer[(24 - count)...])
+    while true {
+      bytes.append(UInt8(ascii: "0") + UInt8(rest / power))
+      rest %= power
+      if power == 1 { break }
+      power /= 10
     }
   }
 
