@@ -459,7 +459,9 @@ RK_API rk_status rk_store_take_requests(rk_store *store, char **out_json, size_t
  *  loop.add_reader(), and call rk_store_take_requests() when it is readable. Never read from
  *  or write to it, and never close it: it is owned by the store and closed by
  *  rk_store_destroy() (remove it from your event loop first). Every call returns the same
- *  descriptor (close-on-exec, non-blocking).
+ *  descriptor (close-on-exec, non-blocking): an eventfd on Linux, else (or when the system
+ *  refuses one) the read end of a pipe. A duplicate of it (dup()) becomes readable for good
+ *  when the store is destroyed.
  *  Errors: RK_ERR_INVALID_ARGUMENT (NULL out_fd), RK_ERR_INVALID_HANDLE, RK_ERR_INTERNAL (the
  *  system refused a pipe). Thread-safe. */
 RK_API rk_status rk_store_request_fd(rk_store *store, int *out_fd);

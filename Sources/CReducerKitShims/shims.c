@@ -82,6 +82,56 @@ int rk_shim_pipe(int fds[2]) {
 #endif
 }
 
+#if defined(__linux__)
+#include <stdint.h>
+#include <sys/eventfd.h>
+#endif
+
+int rk_shim_notifier_open(int fds[2]) {
+#if defined(__linux__)
+    int fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (fd >= 0) {
+        fds[0] = fd;
+        fds[1] = fd;
+        return 0;
+    }
+#endif
+    return rk_shim_pipe(fds);
+}
+
+int rk_shim_notifier_signal(const int fds[2]) {
+    if (fds[0] == fds[1]) {
+#if defined(__linux__)
+        uint64_t one = 1;
+        return write(fds[1], &one, sizeof one) == (ssize_t)sizeof one ? 0 : -1;
+#endif
+    }
+    {
+        unsigned char byte = 1;
+        return write(fds[1], &byte, 1) == 1 ? 0 : -1;
+    }
+}
+
+void rk_shim_notifier_drain(const int fds[2]) {
+    if (fds[0] == fds[1]) {
+#if defined(__linux__)
+        uint64_t count;
+        (void)!read(fds[0], &count, sizeof count);
+        return;
+#endif
+    }
+    {
+        unsigned char bytes[16];
+        while (read(fds[0], bytes, sizeof bytes) > 0) {
+        }
+    }
+}
+
+void rk_shim_notifier_close(const int fds[2]) {
+    close(fds[0]);
+    if (fds[1] != fds[0]) close(fds[1]);
+}
+
 #include <string.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>

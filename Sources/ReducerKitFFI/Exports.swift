@@ -241,7 +241,8 @@ public func rk_store_get(
   ffiCall { () throws(HostError) in
     let host = try lookup(store)
     guard let outJSON else { throw HostError(.invalidArgument, "out_json is NULL") }
-    let bytes = pointer.map { UnsafeRawBufferPointer(start: $0, count: strlen($0)) }
+    var bytes: UnsafeRawBufferPointer? = nil
+    if let pointer { bytes = UnsafeRawBufferPointer(start: pointer, count: strlen(pointer)) }
     let (json, count, version) = try host.table.run.get(host.store, bytes)
     try copyOut(json, count: count, outJSON, outLength)
     outVersion?.pointee = version

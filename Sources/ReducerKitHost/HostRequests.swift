@@ -115,6 +115,7 @@ package final class HostRequests: @unchecked Sendable {
   private var inFlight: [UInt64: (thread: UInt, generation: UInt64)] = [:]
   private var nextToken: UInt64 = 0
   private var waiters = 0
+  /// What `rk_store_request_fd` hands out: an eventfd (Linux; `read == write`), else a pipe.
   private var pipe: (read: Int32, write: Int32)?
   private var signalled = false
   /// The session recorder of a store created with `"record": true`: told of each event as it
@@ -124,10 +125,7 @@ package final class HostRequests: @unchecked Sendable {
   @usableFromInline package init(recorder: SessionRecorder? = nil) { self.recorder = recorder }
 
   deinit {
-    if let pipe {
-      _ = Glibc_close(pipe.read)
-      _ = Glibc_close(pipe.write)
-    }
+    if let pipe { Self.closeNotifier(pipe) }
   }
 
   // MARK: The effect's side
@@ -411,14 +409,15 @@ package final class HostRequests: @unchecked Sendable {
     return bytes
   }
 
-  /// The read end of a pipe that has a byte in it while events are queued.
+  /// A descriptor that is readable while events are queued: an eventfd where the system has
+  /// one (a signal and a drain are one system call each), else the read end of a pipe.
   package func fileDescriptor() throws(HostError) -> Int32 {
     monitor.lock()
     defer { monitor.unlock() }
     if let pipe { return pipe.read }
     guard !finished else { throw HostError(.invalidHandle, "the store was destroyed") }
     var fds: [Int32] = [-1, -1]
-    let result = rk_shim_pipe(&fds)
+    let result = rk_shim_notifier_open(&fds)
     guard result == 0 else {
       throw HostError(.internal, "could not create the request pipe: errno \(errno)")
     }
@@ -444,8 +443,11 @@ package final class HostRequests: @unchecked Sendable {
     // Cancellations other threads started delivering before `finished` end first too.
     waitForCallbacks { _ in true }
     if let pipe {
-      _ = Glibc_close(pipe.read)
-      _ = Glibc_close(pipe.write)
+      // A duplicate of the descriptor a host keeps (Python's event loop does) becomes
+      // readable for good, as a pipe's read end does at end-of-file, so a reader wakes up.
+      signalled = false
+      signal()
+      Self.closeNotifier(pipe)
       self.pipe = nil
     }
     queue = []
@@ -529,8 +531,10 @@ package final class HostRequests: @unchecked Sendable {
     defer {
       queue = []
       if signalled, let pipe {
-        var byte: UInt8 = 0
-        while read(pipe.read, &byte, 1) > 0 {}
+        var fds: (Int32, Int32) = (pipe.read, pipe.write)
+        withUnsafePointer(to: &fds) {
+          $0.withMemoryRebound(to: Int32.self, capacity: 2) { rk_shim_notifier_drain($0) }
+        }
         signalled = false
       }
     }
@@ -539,8 +543,18 @@ package final class HostRequests: @unchecked Sendable {
 
   private func signal() {
     guard let pipe, !signalled else { return }
-    var byte: UInt8 = 1
-    if write(pipe.write, &byte, 1) == 1 { signalled = true }
+    var fds: (Int32, Int32) = (pipe.read, pipe.write)
+    let result = withUnsafePointer(to: &fds) {
+      $0.withMemoryRebound(to: Int32.self, capacity: 2) { rk_shim_notifier_signal($0) }
+    }
+    if result == 0 { signalled = true }
+  }
+
+  private static func closeNotifier(_ notifier: (read: Int32, write: Int32)) {
+    var fds: (Int32, Int32) = (notifier.read, notifier.write)
+    withUnsafePointer(to: &fds) {
+      $0.withMemoryRebound(to: Int32.self, capacity: 2) { rk_shim_notifier_close($0) }
+    }
   }
 
   static func requestEvent(id: UInt64, endpoint: EndpointName, payload: [UInt8]) -> [UInt8] {
@@ -578,11 +592,3 @@ package final class HostRequests: @unchecked Sendable {
   }
 }
 
-@inline(__always)
-private func Glibc_close(_ fd: Int32) -> Int32 {
-  #if canImport(Glibc)
-    return Glibc.close(fd)
-  #else
-    return Darwin.close(fd)
-  #endif
-}

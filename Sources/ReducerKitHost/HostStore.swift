@@ -88,8 +88,12 @@ package struct HostStoreBox: Sendable {
 /// Whether the host or an effect sent an action.
 @usableFromInline
 package enum HostAction<Action: Sendable>: Sendable {
-  case host(Action)
-  case effect(Action)
+  /// With the action's JSON as the action log writes it, when the store logs its actions and
+  /// the action came from its cache (the log copies those bytes instead of encoding the action
+  /// again); nil otherwise. Both cases carry the same payload type, so moving an action
+  /// through the store never switches on the case.
+  case host(Action, logged: [UInt8]?)
+  case effect(Action, logged: [UInt8]?)
 }
 
 /// The whole-state JSON of the newest version encoded so far, shared by state callbacks,
@@ -128,6 +132,65 @@ package final class StateJSONCache: Sendable {
   }
 }
 
+/// The last pointer `rk_store_get` read on a store: its text, its parsed segments, and the
+/// JSON read at a version. A read of the same pointer at the same version copies that JSON
+/// (the value at a version never changes); at a newer version the pointer is not parsed
+/// again. One entry, bounded: pointers up to `maxPointerLength` bytes, JSON up to
+/// `maxJSONLength` (longer reads are made each time, as before).
+@usableFromInline
+package final class PointerReadCache: Sendable {
+  @usableFromInline package struct Entry: Sendable {
+    @usableFromInline package let pointer: [UInt8]
+    @usableFromInline package let segments: [String]
+    @usableFromInline package var version: UInt64
+    @usableFromInline package var json: [UInt8]?
+
+    @inlinable package init(pointer: [UInt8], segments: [String], version: UInt64, json: [UInt8]?) {
+      self.pointer = pointer
+      self.segments = segments
+      self.version = version
+      self.json = json
+    }
+  }
+
+  @usableFromInline package static var maxPointerLength: Int { 256 }
+  @usableFromInline package static var maxJSONLength: Int { 1 << 16 }
+  @usableFromInline package let entry = LockedValue<Entry?>(nil)
+
+  @inlinable package init() {}
+
+  /// The segments of `pointer` if it is the one kept, and its JSON if that was read at `version`.
+  @inlinable
+  package func lookup(_ pointer: UnsafeRawBufferPointer, version: UInt64) -> (segments: [String], json: [UInt8]?)? {
+    entry.withLock { entry in
+      guard let entry, entry.pointer.count == pointer.count,
+        entry.pointer.withUnsafeBytes({ memcmp($0.baseAddress!, pointer.baseAddress!, pointer.count) == 0 })
+      else { return nil }
+      return (entry.segments, entry.version == version ? entry.json : nil)
+    }
+  }
+
+  /// Keeps `json`, read at `segments` (parsed from `pointer`) at `version`, unless a read of
+  /// a newer version of the same pointer is kept.
+  @inlinable
+  package func remember(_ pointer: UnsafeRawBufferPointer, segments: [String], version: UInt64, json: [UInt8]) {
+    guard pointer.count <= Self.maxPointerLength else { return }
+    let kept = json.count <= Self.maxJSONLength ? json : nil
+    entry.withLock { entry in
+      if var same = entry, same.pointer.count == pointer.count,
+        same.pointer.withUnsafeBytes({ memcmp($0.baseAddress!, pointer.baseAddress!, pointer.count) == 0 })
+      {
+        guard version >= same.version else { return }
+        same.version = version
+        same.json = kept
+        entry = same
+        return
+      }
+      entry = Entry(pointer: Array(pointer), segments: segments, version: version, json: kept)
+    }
+  }
+}
+
 /// The log behind `rk_store_take_actions`: each reduced action with the state after it.
 @usableFromInline
 package final class ActionLog: Sendable {
@@ -141,21 +204,34 @@ package final class ActionLog: Sendable {
 
   @usableFromInline
   package func record<A: Encodable, S: Encodable>(_ action: A, origin: StaticString, state: S) {
+    record(encodedAction: Self.json(of: action), origin: origin, state: state)
+  }
+
+  /// The JSON of `action` as the log writes it (`null` if it cannot be encoded).
+  @usableFromInline
+  package static func json<A: Encodable>(of action: A) -> [UInt8] {
+    (try? WireEncoder(explicitNulls: true).encode(action)) ?? Array("null".utf8)
+  }
+
+  /// `record` of an action already encoded by `json(of:)`.
+  @usableFromInline
+  package func record<S: Encodable>(encodedAction actionJSON: [UInt8], origin: StaticString, state: S) {
     let encoder = WireEncoder(explicitNulls: true)
-    let actionJSON = (try? encoder.encode(action)) ?? Array("null".utf8)
     let encoded = try? encoder.encode(state)
     let stateJSON = encoded ?? Array("null".utf8)
     entries.withLock { log in
       log.version += 1
       // Appended piece by piece (no interpolated string or temporary arrays).
       if log.count != 0 { log.json.append(UInt8(ascii: ",")) }
-      log.json.append(contentsOf: "{\"action\":".utf8)
+      // Literals as `StaticString` buffers: appending a `String`'s UTF-8 view costs ~185
+      // instructions a piece.
+      Self.append("{\"action\":", to: &log.json)
       log.json.append(contentsOf: actionJSON)
-      log.json.append(contentsOf: ",\"origin\":\"".utf8)
-      origin.withUTF8Buffer { log.json.append(contentsOf: $0) }
-      log.json.append(contentsOf: "\",\"version\":".utf8)
-      log.json.append(contentsOf: String(log.version).utf8)
-      log.json.append(contentsOf: ",\"state\":".utf8)
+      Self.append(",\"origin\":\"", to: &log.json)
+      Self.append(origin, to: &log.json)
+      Self.append("\",\"version\":", to: &log.json)
+      Self.appendDecimal(log.version, to: &log.json)
+      Self.append(",\"state\":", to: &log.json)
       log.json.append(contentsOf: stateJSON)
       log.json.append(UInt8(ascii: "}"))
       log.count += 1
@@ -165,6 +241,23 @@ package final class ActionLog: Sendable {
         encoded.append(0)
         stateCache.offer(encoded, version: log.version)
       }
+    }
+  }
+
+  static func append(_ literal: StaticString, to bytes: inout [UInt8]) {
+    literal.withUTF8Buffer { bytes.append(contentsOf: UnsafeRawBufferPointer($0)) }
+  }
+
+  /// Appends `value` in decimal (no `String` made).
+  static func appendDecimal(_ value: UInt64, to bytes: inout [UInt8]) {
+    var power: UInt64 = 1
+    while power <= value / 10 { power *= 10 }
+    var rest = value
+    while true {
+      bytes.append(UInt8(ascii: "0") + UInt8(rest / power))
+      rest %= power
+      if power == 1 { break }
+      power /= 10
     }
   }
 
@@ -196,14 +289,20 @@ where Base.Action: Codable & Sendable, Base.State: Encodable {
   package func reduce(into state: inout Base.State, action: HostAction<Base.Action>) -> Effect<HostAction<Base.Action>> {
     let effect: Effect<Base.Action>
     switch action {
-    case let .host(action):
+    case let .host(action, logged):
       effect = base(&state, action)
-      if let log { log.record(action, origin: "host", state: state) }
-    case let .effect(action):
+      if let log {
+        if let logged {
+          log.record(encodedAction: logged, origin: "host", state: state)
+        } else {
+          log.record(action, origin: "host", state: state)
+        }
+      }
+    case let .effect(action, _):
       effect = base(&state, action)
       if let log { log.record(action, origin: "effect", state: state) }
     }
-    return effect.isNone ? .none : effect.map { HostAction.effect($0) }
+    return effect.isNone ? .none : effect.map { HostAction.effect($0, logged: nil) }
   }
 }
 
@@ -303,6 +402,20 @@ package final class ActionCache<Action: Sendable>: Sendable {
   }
 }
 
+/// A decoded action with its JSON as the action log writes it (`ActionLog.json(of:)`): what
+/// the action cache of a store that logs its actions keeps, so a repeated action is encoded
+/// once (sound as the cache itself is: synthesized encoding is a pure function of the value).
+@usableFromInline
+package struct LoggedAction<Action: Sendable>: Sendable {
+  @usableFromInline package let action: Action
+  @usableFromInline package let json: [UInt8]
+
+  @inlinable package init(_ action: Action, json: [UInt8]) {
+    self.action = action
+    self.json = json
+  }
+}
+
 /// The version a patch subscriber saw last. Only touched by the thread delivering for the
 /// store, one delivery at a time (see `Store.subscribe`).
 @usableFromInline
@@ -326,9 +439,15 @@ where R: SendableMetatype, R.State: Codable & Sendable, R.Action: Codable & Send
   /// The host's subscriptions by token (made by the first subscription).
   @usableFromInline package let lazySubscriptions = AtomicLazyReference<Subscriptions>()
   @usableFromInline package let actionCache = ActionCache<R.Action>()
+  /// Instead of `actionCache`, for a store that logs its actions (nil otherwise).
+  @usableFromInline package let loggedActionCache: ActionCache<LoggedAction<R.Action>>?
   /// The whole-state JSON of the newest version encoded, shared by every reader (made on
   /// first use: a store nobody reads costs no memory for it).
   @usableFromInline package let lazyStateCache = AtomicLazyReference<StateJSONCache>()
+  /// The last pointer read by `rk_store_get` (made by the first read of a pointer): a retained
+  /// `PointerReadCache` as an address, 0 until then. Not `AtomicLazyReference`, whose `load`
+  /// is not specialized here (~260 instructions a call, more than a cached read itself).
+  @usableFromInline package let pointerReadsAddress = Atomic<UInt>(0)
   /// Patches between versions (made by the first patch call or patch subscription).
   @usableFromInline package let lazyPatches = AtomicLazyReference<PatchEngine<R.State>>()
   @usableFromInline package let requests: HostRequests
@@ -353,6 +472,7 @@ where R: SendableMetatype, R.State: Codable & Sendable, R.Action: Codable & Send
     if let stateCache { _ = lazyStateCache.storeIfNil(stateCache) }
     self.clock = clock
     self.log = log
+    self.loggedActionCache = log == nil ? nil : ActionCache()
     self.requests = requests
     self.store = Store(
       initialState: initialState,
@@ -458,9 +578,17 @@ where R: SendableMetatype, R.State: Codable & Sendable, R.Action: Codable & Send
   package func send(_ json: UnsafeRawBufferPointer) throws(HostError) {
     let cacheable = json.count <= ActionCache<R.Action>.maxKeyLength
     let hash = cacheable ? ActionCache<R.Action>.hash(json) : 0
-    if cacheable, let action = actionCache.lookup(json, hash: hash) {
-      store.send(.host(action))
-      return
+    if cacheable {
+      if let loggedActionCache {
+        // A logging store: the log copies the action's JSON kept with it.
+        if let entry = loggedActionCache.lookup(json, hash: hash) {
+          store.send(.host(entry.action, logged: entry.json))
+          return
+        }
+      } else if let action = actionCache.lookup(json, hash: hash) {
+        store.send(.host(action, logged: nil))
+        return
+      }
     }
     let action: R.Action
     do {
@@ -468,8 +596,16 @@ where R: SendableMetatype, R.State: Codable & Sendable, R.Action: Codable & Send
     } catch {
       throw HostError(error, otherwise: .action, context: nil)
     }
-    if cacheable { actionCache.insert(json, hash: hash, action) }
-    store.send(.host(action))
+    if cacheable {
+      if let loggedActionCache {
+        let logged = ActionLog.json(of: action)
+        loggedActionCache.insert(json, hash: hash, LoggedAction(action, json: logged))
+        store.send(.host(action, logged: logged))
+        return
+      }
+      actionCache.insert(json, hash: hash, action)
+    }
+    store.send(.host(action, logged: nil))
   }
 
   @inlinable
@@ -489,16 +625,56 @@ where R: SendableMetatype, R.State: Codable & Sendable, R.Action: Codable & Send
 
   /// `rk_store_get`: the JSON at `pointer` (nil or empty: the whole state, from the shared
   /// cache) in the state at the returned version. `count` excludes a trailing NUL.
+  /// A pointer read last is not parsed again, and its JSON at an unchanged version is copied
+  /// (`PointerReadCache`).
   @inlinable
   package func get(_ pointer: UnsafeRawBufferPointer?) throws(HostError) -> (json: [UInt8], count: Int, version: UInt64) {
-    let segments = try pointer.map { (bytes) throws(HostError) in try HostError.mapping { () throws(PatchError) in try JSONPointer.parse(bytes) } } ?? []
+    guard let pointer, !pointer.isEmpty else {
+      let (state, version) = currentState()
+      let json = try stateCache.json(state, version: version)
+      return (json, json.count - 1, version)
+    }
+    let reads = pointerReads
+    // The JSON kept for a version is the JSON at that version: no need to read the state.
+    let seen = store.version
+    let kept = reads.lookup(pointer, version: seen)
+    if let json = kept?.json { return (json, json.count, seen) }
     let (state, version) = currentState()
-    if segments.isEmpty {
+    let segments: [String]
+    if let kept {
+      segments = kept.segments
+    } else {
+      segments = try HostError.mapping { () throws(PatchError) in try JSONPointer.parse(pointer) }
+    }
+    if segments.isEmpty {  // not reached: a non-empty pointer has a segment
       let json = try stateCache.json(state, version: version)
       return (json, json.count - 1, version)
     }
     let json = try HostError.mapping { () throws(PatchError) in try Navigator.json(of: state, at: segments) }
+    reads.remember(pointer, segments: segments, version: version, json: json)
     return (json, json.count, version)
+  }
+
+  @inlinable package var pointerReads: PointerReadCache {
+    let address = pointerReadsAddress.load(ordering: .acquiring)
+    if address != 0 { return Self.unretained(address) }
+    let made = Unmanaged.passRetained(PointerReadCache())
+    let madeAddress = UInt(bitPattern: made.toOpaque())
+    let (stored, current) = pointerReadsAddress.compareExchange(
+      expected: 0, desired: madeAddress, ordering: .acquiringAndReleasing)
+    if stored { return made.takeUnretainedValue() }
+    made.release()  // another thread made it first
+    return Self.unretained(current)
+  }
+
+  @inlinable @inline(__always)
+  package static func unretained(_ address: UInt) -> PointerReadCache {
+    Unmanaged<PointerReadCache>.fromOpaque(UnsafeRawPointer(bitPattern: address)!).takeUnretainedValue()
+  }
+
+  deinit {
+    let address = pointerReadsAddress.load(ordering: .acquiring)
+    if address != 0 { Unmanaged<PointerReadCache>.fromOpaque(UnsafeRawPointer(bitPattern: address)!).release() }
   }
 
   /// `rk_store_patch`: the JSON Patch from `since` to the current version.

@@ -397,6 +397,74 @@ static void test_random_sequences(void) {
     "{\"initial_state\":{\"todos\":[{\"id\":1,\"title\":\"a/b\",\"isComplete\":false}," \
     "{\"id\":2,\"title\":\"~x\",\"isComplete\":true},{\"id\":3,\"title\":\"c\",\"isComplete\":false}]}}"
 
+/* Issue 25: the store keeps its last pointer read (the pointer parsed once, its JSON at a
+ * version). A repeated read copies it; every change, every other pointer and every refused
+ * pointer is read afresh, and what is read is always the value at the version returned. */
+static void test_get_repeated(void) {
+    rk_store *s;
+    char *json = NULL, *a, *b, longest[400];
+    size_t len = 99, i;
+    uint64_t v = 99, v2 = 99;
+    TEST("rk_store_get: repeated reads, reads after a change, alternating and long pointers");
+    s = CREATE("todos", TODOS_3);
+    for (i = 0; i < 3; i++) {
+        json = get(s, "/todos/2/isComplete", &v);
+        CHECK_STR_EQ(json, "false");
+        CHECK(v == 0);
+        rk_free(json);
+    }
+    CHECK_OK(rk_store_send(s, "{\"toggle\":{\"id\":3}}"));
+    json = get(s, "/todos/2/isComplete", &v);
+    CHECK_STR_EQ(json, "true");
+    CHECK(v == 1);
+    rk_free(json);
+    /* Two pointers in turn: each read is its own (one entry is kept). */
+    for (i = 0; i < 3; i++) {
+        a = get(s, "/todos/0/title", &v);
+        b = get(s, "/todos/2/isComplete", &v2);
+        CHECK_STR_EQ(a, "\"a/b\"");
+        CHECK_STR_EQ(b, "true");
+        CHECK(v == 1 && v2 == 1);
+        rk_free(a);
+        rk_free(b);
+    }
+    /* A refused pointer after a kept one: refused each time, and the kept one still reads. */
+    for (i = 0; i < 2; i++) {
+        json = NULL;
+        CHECK_STATUS(rk_store_get(s, "/todos/3/title", &json, &len, &v), RK_ERR_INVALID_ARGUMENT);
+        CHECK_CONTAINS(rk_last_error(), "3 elements");
+        CHECK(json == NULL);
+    }
+    CHECK_OK(rk_store_send(s, "{\"addTodo\":{\"title\":\"d\"}}"));
+    json = get(s, "/todos/3/title", &v);
+    CHECK_STR_EQ(json, "\"d\"");
+    CHECK(v == 2);
+    rk_free(json);
+    /* The JSON returned is the caller's: writing into it changes no later read. */
+    json = get(s, "/todos/0/title", NULL);
+    json[1] = 'X';
+    rk_free(json);
+    json = get(s, "/todos/0/title", NULL);
+    CHECK_STR_EQ(json, "\"a/b\"");
+    rk_free(json);
+    /* A pointer longer than the kept ones (256 bytes): read each time, the same answer. */
+    snprintf(longest, sizeof longest, "/todos/0/%0300d", 0);
+    for (i = 0; i < 2; i++) {
+        CHECK_STATUS(rk_store_get(s, longest, &json, NULL, NULL), RK_ERR_INVALID_ARGUMENT);
+        CHECK_CONTAINS(rk_last_error(), "no value at");
+    }
+    /* The whole state and a pointer in turn. */
+    a = get(s, "", NULL);
+    b = rk_t_state(s);
+    CHECK_STR_EQ(a, b);
+    rk_free(a);
+    rk_free(b);
+    json = get(s, "/filter", NULL);
+    CHECK_STR_EQ(json, "\"all\"");
+    rk_free(json);
+    rk_store_destroy(s);
+}
+
 static void test_get(void) {
     rk_store *s;
     char *json = NULL, *whole, *state;
@@ -705,6 +773,7 @@ int main(int argc, char **argv) {
     rk_t_select(argc, argv);
     rk_t_watchdog(120);
     test_get();
+    test_get_repeated();
     test_patch();
     test_subscribe();
     test_threads();

@@ -485,6 +485,40 @@ static void test_with_record_actions(void) {
     rk_store_destroy(s);
 }
 
+/* Issue 25: a logging store keeps the logged JSON of a cached action with it, so a repeated
+ * action is encoded once. What is logged stays the action's own encoding, not the text the
+ * host sent: a spaced or reordered text logs as the canonical JSON on its first send and on
+ * every repeat (from the cache), and so does its recording. */
+static void test_repeated_actions_logged(void) {
+    rk_store *s;
+    char *json = NULL, *doc;
+    int i;
+    TEST("a repeated action is logged as its own JSON, not the host's text (the cached path)");
+    s = CREATE("counter", "{\"clock\":\"test\",\"record\":true,\"record_actions\":true}");
+    for (i = 0; i < 3; i++) send_ok(s, " { \"setCount\" :  7 } ");
+    send_ok(s, "\"increment\"");
+    send_ok(s, "\"increment\"");
+    CHECK_OK(rk_store_take_actions(s, &json, NULL));
+    CHECK_JSON(json, "[{\"action\":{\"setCount\":7},\"origin\":\"host\",\"version\":1,"
+                     "\"state\":{\"count\":7,\"fact\":null,\"isTimerOn\":false}},"
+                     "{\"action\":{\"setCount\":7},\"origin\":\"host\",\"version\":2,"
+                     "\"state\":{\"count\":7,\"fact\":null,\"isTimerOn\":false}},"
+                     "{\"action\":{\"setCount\":7},\"origin\":\"host\",\"version\":3,"
+                     "\"state\":{\"count\":7,\"fact\":null,\"isTimerOn\":false}},"
+                     "{\"action\":\"increment\",\"origin\":\"host\",\"version\":4,"
+                     "\"state\":{\"count\":8,\"fact\":null,\"isTimerOn\":false}},"
+                     "{\"action\":\"increment\",\"origin\":\"host\",\"version\":5,"
+                     "\"state\":{\"count\":9,\"fact\":null,\"isTimerOn\":false}}]");
+    CHECK(json != NULL && strstr(json, " ") == NULL);
+    rk_free(json);
+    doc = scenario_of(s);
+    CHECK_CONTAINS(doc, "{\"send\":{\"setCount\":7},\"state\":{\"count\":7,");
+    CHECK_CONTAINS(doc, "{\"send\":{\"setCount\":7}},{\"send\":{\"setCount\":7}},{\"send\":\"increment\",");
+    check_replays("repeated_actions", doc);
+    rk_free(doc);
+    rk_store_destroy(s);
+}
+
 /* ---- answers inside the request callback -------------------------------------------- */
 
 typedef struct answering {
@@ -806,6 +840,7 @@ int main(int argc, char **argv) {
     test_todos_session();
     test_search_session();
     test_with_record_actions();
+    test_repeated_actions_logged();
     test_callback_answers();
     test_while_effects_run();
     test_threads();

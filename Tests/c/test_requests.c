@@ -911,6 +911,50 @@ static void test_many_requests_queued(void) {
     rk_store_destroy(s);
 }
 
+/* Issue 25: the descriptor is an eventfd on Linux (a signal and a drain are one system call
+ * each, where a pipe took a write and two reads), with the same contract as the pipe it
+ * replaced: readable while events are queued, not once they are taken, and a duplicate a host
+ * keeps (Python's event loop watches one) readable for good once the store is destroyed, as
+ * a pipe's read end is at end-of-file. */
+static void test_request_fd_kind_and_destroy(void) {
+    rk_store *s;
+    int fd = -1, copy;
+    jm_value *events;
+    TEST("the request descriptor: an eventfd on Linux; a duplicate wakes once the store is destroyed");
+    s = CREATE("counter", PROVIDE_FACT);
+    CHECK_OK(rk_store_request_fd(s, &fd));
+#if defined(__linux__)
+    {
+        char path[64], target[64];
+        ssize_t n;
+        snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+        n = readlink(path, target, sizeof target - 1);
+        target[n > 0 ? n : 0] = 0;
+        CHECK_MSG(strcmp(target, "anon_inode:[eventfd]") == 0, "descriptor %d is %s", fd, target);
+    }
+#endif
+    /* Signalled and drained more than once: readable exactly while something is queued. */
+    CHECK_OK(rk_store_send(s, "\"factButtonTapped\""));
+    CHECK_OK(rk_store_send(s, "\"factButtonTapped\""));
+    CHECK(readable(fd));
+    events = take(s);
+    CHECK(events != NULL && events->count == 2);
+    jm_free(events);
+    CHECK(!readable(fd));
+    CHECK_OK(rk_store_send(s, "\"factButtonTapped\""));
+    CHECK(readable(fd));
+    events = take(s);
+    CHECK(events != NULL && events->count == 1 && id_of(events->items[0]) == 3);
+    jm_free(events);
+    CHECK(!readable(fd));
+    copy = dup(fd);
+    CHECK(copy >= 0);
+    CHECK(!readable(copy));
+    rk_store_destroy(s);
+    CHECK_MSG(readable(copy), "a duplicate of the descriptor is readable after destroy");
+    if (copy >= 0) close(copy);
+}
+
 static void test_replaced_callback(void) {
     swapper sw;
     pthread_t t;
@@ -1708,6 +1752,7 @@ int main(int argc, char **argv) {
     test_destroy_inside_callback();
     test_cancellation_on_cancelling_thread();
     test_many_requests_queued();
+    test_request_fd_kind_and_destroy();
     test_replaced_callback();
     test_hostile_responses();
     test_callback_removed_while_flushing();

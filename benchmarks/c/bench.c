@@ -22,6 +22,8 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
+#include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,6 +118,21 @@ static int op_get_title(long n) {
         size_t len = 0;
         bad |= (int)rk_store_get(todos, "/todos/5/title", &json, &len, NULL);
         last_len = len;
+        rk_free(json);
+    }
+    return bad;
+}
+
+/* The same read after every change (a toggle first: subtract the toggle row). */
+static int op_toggle_and_get_title(long n) {
+    long i;
+    int bad = 0;
+    for (i = 0; i < n; i++) {
+        char *json = NULL;
+        size_t len = 0;
+        bad |= (int)rk_store_send(todos, "{\"toggle\":{\"id\":500}}");
+        bad |= (int)rk_store_get(todos, "/todos/5/title", &json, &len, NULL);
+        bad |= len != 9; /* "Todo #6" */
         rk_free(json);
     }
     return bad;
@@ -232,6 +249,68 @@ static int op_queued_round_trip(long n) {
     return bad;
 }
 
+/* The queued path as an event loop drives it (issue 25: <= 5 us): send, poll() the request
+ * descriptor, take the request, resolve it, wait for the response to be reduced. The effect
+ * resumes on one of Swift's pool threads and the waiting thread wakes when it has finished:
+ * two wake-ups, whose floor is the row below it. */
+static int request_fd = -1;
+
+static int op_fd_round_trip(long n) {
+    long i;
+    int bad = 0;
+    for (i = 0; i < n; i++) {
+        char *events = NULL;
+        uint64_t id;
+        struct pollfd p;
+        bad |= (int)rk_store_send(queued, "\"factButtonTapped\"");
+        p.fd = request_fd;
+        p.events = POLLIN;
+        p.revents = 0;
+        bad |= poll(&p, 1, -1) != 1 || !(p.revents & POLLIN);
+        bad |= (int)rk_store_take_requests(queued, &events, NULL);
+        id = events != NULL && events[0] == '[' ? strtoull(events + 7, NULL, 10) : 0; /* [{"id":N */
+        rk_free(events);
+        bad |= (int)rk_store_resolve(queued, id, "\"a fact from the host\"");
+        bad |= (int)rk_store_wait_idle(queued, -1);
+    }
+    return bad;
+}
+
+/* The floor of that round trip: two thread hops, no library. This thread wakes a sleeping
+ * thread (as resolve wakes a pool thread), which wakes this one back (as the finished
+ * effect wakes rk_store_wait_idle), through a mutex and two condition variables. */
+static pthread_mutex_t hop_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t hop_there = PTHREAD_COND_INITIALIZER, hop_back = PTHREAD_COND_INITIALIZER;
+static long hop_sent, hop_returned;
+static int hop_stop;
+
+static void *hop_thread(void *unused) {
+    long seen = 0;
+    (void)unused;
+    pthread_mutex_lock(&hop_lock);
+    for (;;) {
+        while (hop_sent == seen && !hop_stop) pthread_cond_wait(&hop_there, &hop_lock);
+        if (hop_stop) break;
+        seen = hop_sent;
+        hop_returned = seen;
+        pthread_cond_signal(&hop_back);
+    }
+    pthread_mutex_unlock(&hop_lock);
+    return NULL;
+}
+
+static int op_two_hops(long n) {
+    long i;
+    pthread_mutex_lock(&hop_lock);
+    for (i = 0; i < n; i++) {
+        hop_sent++;
+        pthread_cond_signal(&hop_there);
+        while (hop_returned != hop_sent) pthread_cond_wait(&hop_back, &hop_lock);
+    }
+    pthread_mutex_unlock(&hop_lock);
+    return 0;
+}
+
 /* Before timing: one round trip of each kind does what it says. */
 static void check_round_trips(void) {
     uint64_t v0 = 0, v1 = 0, effects = 1;
@@ -261,6 +340,10 @@ static void check_round_trips(void) {
     if (op_queued_round_trip(1) != 0) die("queued round trip", RK_ERR_INTERNAL);
     rk_store_version(queued, &v1);
     if (v1 != v0 + 2) die("queued round trip: response not reduced", RK_ERR_INTERNAL);
+    rk_store_version(queued, &v0);
+    if (op_fd_round_trip(1) != 0) die("fd round trip", RK_ERR_INTERNAL);
+    rk_store_version(queued, &v1);
+    if (v1 != v0 + 2) die("fd round trip: response not reduced", RK_ERR_INTERNAL);
 }
 
 /* rk_store_create with a large initial_state: 1,000 todos (accepted), and 100,000 keys the
@@ -364,6 +447,8 @@ int main(int argc, char **argv) {
          "<= 150000 (the read)"},
         {"rk_store_get(\"/todos/5/title\") + rk_free, 1,000 todos", op_get_title, 150, "<= 150"},
         {"  floor: malloc + memcpy + free of those 8 bytes", op_get_floor, 0, ""},
+        {"send toggle + rk_store_get(\"/todos/5/title\"), 1,000 todos", op_toggle_and_get_title,
+         0, "(minus the toggle row: the read)"},
         {"rk_store_send(\"increment\"), created with {\"record\": true}", op_send_recorded, 0,
          "<= 4x the unrecorded send"},
         {"host round trip: send, callback resolves, response reduced", op_host_round_trip,
@@ -371,6 +456,9 @@ int main(int argc, char **argv) {
         {"  floor: rk_store_send(\"increment\") on that store", op_provided_increment, 0, ""},
         {"  0.1.0 path: send factButtonTapped, Swift answers", op_live_fact, 0, ""},
         {"  queued: send + take_requests + resolve + wait_idle", op_queued_round_trip, 0, ""},
+        {"host round trip, queue + fd: send, poll, take, resolve, wait", op_fd_round_trip, 5000,
+         "<= 5000"},
+        {"  floor: two thread hops (condition variables, no library)", op_two_hops, 0, ""},
         {"rk_store_create + destroy, initial_state of 1,000 todos", op_create_todos, 0, ""},
         {"rk_store_create, initial_state of 100,000 unknown keys", op_create_many_keys, 0,
          "(rejected)"},
@@ -397,6 +485,12 @@ int main(int argc, char **argv) {
     if ((st = rk_store_on_request(provided, answer_inline, NULL)) != RK_OK) die("on_request", st);
     st = rk_store_create("counter", "{\"provide\":[\"numberFact\"]}", &queued);
     if (st != RK_OK) die("creating the queued counter store", st);
+    if ((st = rk_store_request_fd(queued, &request_fd)) != RK_OK) die("request_fd", st);
+    {
+        pthread_t hop;
+        if (pthread_create(&hop, NULL, hop_thread, NULL) != 0) die("pthread_create", RK_ERR_INTERNAL);
+        pthread_detach(hop);
+    }
     check_round_trips();
     todos_options = make_todos_options();
     many_keys_options = make_many_keys_options(100000);

@@ -13,9 +13,14 @@
  *   send         "increment" to a counter store (a cached action)
  *   patch        toggle one todo among 1,000 with one patch subscriber (TrackedArray: todos)
  *   patch-plain  the same on a plain [Todo] (todos_untracked: the Equatable diff)
- *   get          rk_store_get(store, "/todos/5/title") on 1,000 todos (a pointer read)
+ *   get          rk_store_get(store, "/todos/5/title") on 1,000 todos (a pointer read; the
+ *                same pointer at an unchanged version: the store's last read, copied)
  *   get-trusted  the same after 20 toggles + rk_store_state (the codec trusts the state's
  *                plan once it has checked it on 16 encodes: members are read by offset)
+ *   toggle       toggle one todo among 1,000 (no subscriber): the base of get-toggled
+ *   get-toggled  toggle, then rk_store_get(store, "/todos/5/title") after 20 toggles +
+ *                rk_store_state as in get-trusted: a read after every change (the pointer
+ *                is not parsed again; the navigation runs); minus toggle, the read alone
  *   get-root     toggle one todo among 1,000, then rk_store_get(store, "") (the whole state)
  *   record       "increment" to a counter store created with {"record": true}
  *   first-sends  COUNT toggles to a fresh store of 1,000 todos with a patch subscriber: the
@@ -106,6 +111,24 @@ int main(int argc, char **argv) {
             }
             rk_free(json);
         }
+    } else if (strcmp(mode, "toggle") == 0 || strcmp(mode, "get-toggled") == 0) {
+        int read = strcmp(mode, "get-toggled") == 0;
+        store = todos("todos", 1000);
+        for (i = 0; i < 20; i++) {
+            check(rk_store_send(store, "{\"toggle\":{\"id\":500}}"), "send");
+            check(rk_store_state(store, &json, &len), "state");
+            rk_free(json);
+        }
+        for (i = 0; i < count; i++) {
+            check(rk_store_send(store, "{\"toggle\":{\"id\":500}}"), "send");
+            if (!read) continue;
+            check(rk_store_get(store, "/todos/5/title", &json, &len, NULL), "get");
+            if (len != 8 || memcmp(json, "\"Todo 6\"", 8) != 0) {
+                fprintf(stderr, "get read %.*s\n", (int)len, json);
+                return 1;
+            }
+            rk_free(json);
+        }
     } else if (strcmp(mode, "get-root") == 0) {
         store = todos("todos", 1000);
         for (i = 0; i < count; i++) {
@@ -125,8 +148,8 @@ int main(int argc, char **argv) {
             return 1;
         }
     } else {
-        fprintf(stderr, "unknown mode %s (encode, decode, send, patch, patch-plain, get, get-trusted, get-root, record, "
-                        "first-sends)\n", mode);
+        fprintf(stderr, "unknown mode %s (encode, decode, send, patch, patch-plain, get, get-trusted, toggle, "
+                        "get-toggled, get-root, record, first-sends)\n", mode);
         return 2;
     }
     rk_store_destroy(store);

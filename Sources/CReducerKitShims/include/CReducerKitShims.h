@@ -24,6 +24,18 @@ uint64_t rk_shim_fork_generation(void);
    system can: pipe2). Returns 0, or -1 with errno set. */
 int rk_shim_pipe(int fds[2]);
 
+/* A notifier: a descriptor that is readable once signalled and until drained. On Linux an
+   eventfd (one descriptor: fds[0] == fds[1]; a signal and a drain are one system call each),
+   else (or when the system refuses an eventfd) a pipe (rk_shim_pipe: read end fds[0], write
+   end fds[1]). Close-on-exec and non-blocking. Returns 0, or -1 with errno set. */
+int rk_shim_notifier_open(int fds[2]);
+/* Makes the notifier readable. Returns 0, or -1 (errno set; a full pipe is readable already). */
+int rk_shim_notifier_signal(const int fds[2]);
+/* Makes the notifier not readable (reads what signals left). */
+void rk_shim_notifier_drain(const int fds[2]);
+/* Closes the notifier's descriptors (one for an eventfd, two for a pipe). */
+void rk_shim_notifier_close(const int fds[2]);
+
 /* Array elements compared as bytes (the first `size` bytes of each `stride`-byte element,
    without the padding after them): how many elements of `a` and `b`, from index `from`
    upwards (`step` 1) or downwards from `from` (`step` -1), are the same, stopping at the
