@@ -121,7 +121,7 @@ let package = Package(
       name: "ReducerKitMacrosPluginTests",
       dependencies: [
         "ReducerKitMacrosPlugin",
-        .product(name: "SwiftSyntaxMacrosTestSupport", package: "swift-syntax"),
+        .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
       ]
     ),
     // Features written in TCA's current idiom, with their TestStore tests.

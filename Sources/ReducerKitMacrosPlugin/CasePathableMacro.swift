@@ -56,24 +56,24 @@ extension CasePathableMacro: MemberMacro {
     switch parameters.count {
     case 0:
       valueType = "Void"
-      embed = "{ _ in \(enumType).\(name) }"
+      embed = "{ _ in .\(name) }"
       extract = "{ if case .\(name) = $0 { return () } else { return nil } }"
     case 1:
       let parameter = parameters[0]
       valueType = parameter.type.trimmed.description
-      embed = "{ \(enumType).\(name)(\(parameter.labelPrefix)$0) }"
+      embed = "{ .\(name)(\(parameter.labelPrefix)$0) }"
       extract = "{ if case let .\(name)(v0) = $0 { return v0 } else { return nil } }"
     default:
       let types = parameters.map { "\($0.labelPrefix)\($0.type.trimmed.description)" }
       valueType = "(\(types.joined(separator: ", ")))"
       let arguments = parameters.indices.map { "\(parameters[$0].labelPrefix)$0.\($0)" }
-      embed = "{ \(enumType).\(name)(\(arguments.joined(separator: ", "))) }"
+      embed = "{ .\(name)(\(arguments.joined(separator: ", "))) }"
       let bindings = parameters.indices.map { "v\($0)" }.joined(separator: ", ")
       extract = "{ if case let .\(name)(\(bindings)) = $0 { return (\(bindings)) } else { return nil } }"
     }
     return """
-      \(access)var \(name): AnyCasePath<\(enumType), \(valueType)> {
-        AnyCasePath<\(enumType), \(valueType)>(
+      \(access)var \(name): ReducerKit.AnyCasePath<\(enumType), \(valueType)> {
+        ._enumCase(
           embed: \(embed),
           extract: \(extract)
         )
@@ -90,10 +90,9 @@ extension CasePathableMacro: ExtensionMacro {
     conformingTo protocols: [TypeSyntax],
     in context: some MacroExpansionContext
   ) throws -> [ExtensionDeclSyntax] {
-    guard declaration.is(EnumDeclSyntax.self) else { return [] }  // diagnosed by the member role
-    if declaration.inheritanceClause?.inheritedTypes.contains(where: { $0.type.isNamed("CasePathable") }) == true {
-      return []
-    }
+    // Not an enum: diagnosed by the member role. No protocol left: it already conforms.
+    guard declaration.is(EnumDeclSyntax.self), protocols.contains(where: { $0.isNamed("CasePathable") })
+    else { return [] }
     return [try ExtensionDeclSyntax("extension \(type.trimmed): ReducerKit.CasePathable {}")]
   }
 }

@@ -16,15 +16,18 @@ extension ReducerMacro: ExtensionMacro {
     conformingTo protocols: [TypeSyntax],
     in context: some MacroExpansionContext
   ) throws -> [ExtensionDeclSyntax] {
-    let inherited = declaration.inheritanceClause?.inheritedTypes.map(\.type) ?? []
+    // The compiler passes the protocols the type does not conform to yet.
+    let missing = { (name: String) in protocols.contains { $0.isNamed(name) } }
     if declaration.is(StructDeclSyntax.self) {
-      if inherited.contains(where: { $0.isNamed("Reducer") }) { return [] }
+      guard missing("Reducer") else { return [] }
       return [try ExtensionDeclSyntax("extension \(type.trimmed): ReducerKit.Reducer {}")]
     }
     if let enumDecl = declaration.as(EnumDeclSyntax.self), featureCases(enumDecl) != nil {
+      let names = ["CaseReducer", "Reducer"].filter(missing).map { "ReducerKit.\($0)" }
+      guard !names.isEmpty else { return [] }
       return [
         try ExtensionDeclSyntax(
-          "extension \(type.trimmed): ReducerKit.CaseReducer, ReducerKit.Reducer {}")
+          "extension \(type.trimmed): \(raw: names.joined(separator: ", ")) {}")
       ]
     }
     return []  // diagnosed by the member role

@@ -469,3 +469,76 @@ extension String {
       .map { prefix + $0 }.joined(separator: "\n")
   }
 }
+
+// MARK: - Case key paths (TCA's spelling)
+
+extension TestStore where Action: CasePathable {
+  /// Sends the case `caseKeyPath` with `value`: `await store.send(\.setCount, 5) { … }`.
+  @discardableResult
+  public func send<Value>(
+    _ caseKeyPath: CaseKeyPath<Action, Value>,
+    _ value: Value,
+    assert updateStateToExpectedResult: ((inout State) throws -> Void)? = nil,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async -> TestStoreTask {
+    await send(
+      caseKeyPath(value), assert: updateStateToExpectedResult,
+      fileID: fileID, filePath: filePath, line: line, column: column)
+  }
+
+  /// Sends the case `caseKeyPath`, which has no associated value: `await store.send(\.tapped)`.
+  @discardableResult
+  public func send(
+    _ caseKeyPath: CaseKeyPath<Action, Void>,
+    assert updateStateToExpectedResult: ((inout State) throws -> Void)? = nil,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async -> TestStoreTask {
+    await send(
+      caseKeyPath(()), assert: updateStateToExpectedResult,
+      fileID: fileID, filePath: filePath, line: line, column: column)
+  }
+
+  /// Asserts that an effect sent an action of the case `caseKeyPath` next, whatever its
+  /// associated value: `await store.receive(\.response) { $0.isLoading = false }`.
+  public func receive<Value>(
+    _ caseKeyPath: CaseKeyPath<Action, Value>,
+    timeout: Duration? = nil,
+    assert updateStateToExpectedResult: ((inout State) throws -> Void)? = nil,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async {
+    let path = AnyCasePath(caseKeyPath)
+    await receive(
+      "an action of the case \(String(describing: caseKeyPath))",
+      { path.extract(from: $0) != nil }, timeout: timeout, assert: updateStateToExpectedResult,
+      _Location(fileID: fileID, filePath: filePath, line: line, column: column), expected: nil)
+  }
+
+  /// Asserts that an effect sent the case `caseKeyPath` with `value` next:
+  /// `await store.receive(\.response, 42) { $0.fact = 42 }`.
+  public func receive<Value: Equatable>(
+    _ caseKeyPath: CaseKeyPath<Action, Value>,
+    _ value: Value,
+    timeout: Duration? = nil,
+    assert updateStateToExpectedResult: ((inout State) throws -> Void)? = nil,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async {
+    let path = AnyCasePath(caseKeyPath)
+    await receive(
+      "\(describe(path.embed(value)))", { path.extract(from: $0) == value }, timeout: timeout,
+      assert: updateStateToExpectedResult,
+      _Location(fileID: fileID, filePath: filePath, line: line, column: column),
+      expected: path.embed(value))
+  }
+}

@@ -37,3 +37,25 @@ struct Parent {
   let path: CaseKeyPath<Parent.Action, Int> = \.child.set
   #expect(path(4) == .child(.set(4)))
 }
+
+@CasePathable
+enum Loadable<Value: Equatable, Failure: Error> {
+  case idle
+  case loaded(Value)
+  case failed(Failure, retries: Int)
+}
+
+@CasePathable
+enum `Type` {
+  case `default`
+  case `init`(`for`: Int, `let`: String?)
+  case café(_ 名前: String)
+  case `Type`([`Type`])
+}
+
+@Test func hostile() {
+  let l = Loadable<Int, any Error>.loaded(3)
+  #expect(l[case: \.loaded] == 3)
+  #expect(`Type`.café("x")[case: \.café] == "x")
+  #expect(`Type`.`init`(for: 1, let: nil)[case: \.`init`]?.for == 1)
+}

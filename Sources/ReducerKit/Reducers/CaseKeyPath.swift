@@ -100,6 +100,21 @@ public typealias CaseKeyPath<Root, Value> = KeyPath<Case<Root>, Case<Value>>
 public typealias PartialCaseKeyPath<Root> = PartialKeyPath<Case<Root>>
 
 extension AnyCasePath {
+  /// A case path from closures that only build and match an enum case: what `@CasePathable`
+  /// writes. Not `@Sendable`, so that an enum with generic parameters (whose conformances a
+  /// `@Sendable` closure may not capture in Swift 6) gets case paths too; building and
+  /// matching a case touches no shared state.
+  @inlinable
+  public static func _enumCase(
+    embed: @escaping (Value) -> Root,
+    extract: @escaping (Root) -> Value?
+  ) -> Self {
+    let closures = _UncheckedCaseClosures((embed, extract))
+    return AnyCasePath(
+      embed: { closures.value.0($0) },
+      extract: { closures.value.1($0) })
+  }
+
   /// The case path a case key path stands for (built once; use it where a path runs per
   /// action).
   public init(_ keyPath: CaseKeyPath<Root, Value>) {
@@ -169,4 +184,11 @@ extension _ActionPath {
   init(_ keyPath: CaseKeyPath<Root, Value>) {
     self.init(AnyCasePath(keyPath))
   }
+}
+
+/// A value the compiler cannot prove `Sendable` that is (see `AnyCasePath._enumCase`).
+@usableFromInline
+struct _UncheckedCaseClosures<Value>: @unchecked Sendable {
+  @usableFromInline let value: Value
+  @inlinable init(_ value: Value) { self.value = value }
 }

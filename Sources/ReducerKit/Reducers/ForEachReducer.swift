@@ -72,7 +72,7 @@ extension IdentifiedAction: CasePathable {
   public struct AllCasePaths: Sendable {
     /// `.element(id:action:)`.
     public var element: AnyCasePath<IdentifiedAction, (id: ID, action: Action)> {
-      AnyCasePath(
+      ._enumCase(
         embed: { .element(id: $0.id, action: $0.action) },
         extract: { if case let .element(id, action) = $0 { (id, action) } else { nil } })
     }
