@@ -126,7 +126,7 @@ public final class TestStore<State: Equatable, Action: Sendable> {
   ///     when the state must not change.
   /// - Returns: The effects the action started.
   @discardableResult
-  public func send(
+  nonisolated(nonsending) public func send(
     _ action: Action,
     assert updateStateToExpectedResult: ((inout State) throws -> Void)? = nil,
     fileID: StaticString = #fileID,
@@ -156,7 +156,7 @@ public final class TestStore<State: Equatable, Action: Sendable> {
   ///
   /// Waits (up to ``timeout``) for running effects to finish or to sleep on a ``TestClock``
   /// when the action has not arrived yet.
-  public func receive(
+  nonisolated(nonsending) public func receive(
     _ expectedAction: Action,
     timeout: Duration? = nil,
     assert updateStateToExpectedResult: ((inout State) throws -> Void)? = nil,
@@ -177,7 +177,7 @@ public final class TestStore<State: Equatable, Action: Sendable> {
   /// ```swift
   /// await store.receive({ if case .response = $0 { true } else { false } }) { $0.isLoading = false }
   /// ```
-  public func receive(
+  nonisolated(nonsending) public func receive(
     _ isMatching: @escaping (Action) -> Bool,
     timeout: Duration? = nil,
     assert updateStateToExpectedResult: ((inout State) throws -> Void)? = nil,
@@ -195,7 +195,7 @@ public final class TestStore<State: Equatable, Action: Sendable> {
 
   /// Asserts that an effect sent an action matching `isMatching` next, described by `label`
   /// in failures (the scenario runner: the expected action as JSON).
-  package func receive(
+  nonisolated(nonsending) package func receive(
     _ label: String,
     _ isMatching: (Action) -> Bool,
     timeout: Duration?,
@@ -248,7 +248,7 @@ public final class TestStore<State: Equatable, Action: Sendable> {
 
   /// Waits for every effect to finish (up to `timeout`); fails if some still run, or if
   /// received actions were not asserted.
-  public func finish(
+  nonisolated(nonsending) public func finish(
     timeout: Duration? = nil,
     fileID: StaticString = #fileID,
     filePath: StaticString = #filePath,
@@ -282,7 +282,7 @@ public final class TestStore<State: Equatable, Action: Sendable> {
   }
 
   /// Cancels every running effect.
-  public func cancelEffects() async {
+  nonisolated(nonsending) public func cancelEffects() async {
     store.cancelEffects()
     await store.finishEffects(timeout: timeout)
   }
@@ -293,7 +293,7 @@ public final class TestStore<State: Equatable, Action: Sendable> {
   /// Waits (up to ``timeout``) until no effect runs: what the scenario runner does after a
   /// host's answer on the test clock, as `rk_store_resolve` does, so that answers given one
   /// after the other are reduced in that order.
-  package func settle() async {
+  nonisolated(nonsending) package func settle() async {
     _ = await store.idle(timeout: timeout)
   }
 
@@ -475,7 +475,7 @@ extension String {
 extension TestStore where Action: CasePathable {
   /// Sends the case `caseKeyPath` with `value`: `await store.send(\.setCount, 5) { … }`.
   @discardableResult
-  public func send<Value>(
+  nonisolated(nonsending) public func send<Value>(
     _ caseKeyPath: CaseKeyPath<Action, Value>,
     _ value: Value,
     assert updateStateToExpectedResult: ((inout State) throws -> Void)? = nil,
@@ -491,7 +491,7 @@ extension TestStore where Action: CasePathable {
 
   /// Sends the case `caseKeyPath`, which has no associated value: `await store.send(\.tapped)`.
   @discardableResult
-  public func send(
+  nonisolated(nonsending) public func send(
     _ caseKeyPath: CaseKeyPath<Action, Void>,
     assert updateStateToExpectedResult: ((inout State) throws -> Void)? = nil,
     fileID: StaticString = #fileID,
@@ -506,7 +506,7 @@ extension TestStore where Action: CasePathable {
 
   /// Asserts that an effect sent an action of the case `caseKeyPath` next, whatever its
   /// associated value: `await store.receive(\.response) { $0.isLoading = false }`.
-  public func receive<Value>(
+  nonisolated(nonsending) public func receive<Value>(
     _ caseKeyPath: CaseKeyPath<Action, Value>,
     timeout: Duration? = nil,
     assert updateStateToExpectedResult: ((inout State) throws -> Void)? = nil,
@@ -524,7 +524,7 @@ extension TestStore where Action: CasePathable {
 
   /// Asserts that an effect sent the case `caseKeyPath` with `value` next:
   /// `await store.receive(\.response, 42) { $0.fact = 42 }`.
-  public func receive<Value: Equatable>(
+  nonisolated(nonsending) public func receive<Value: Equatable>(
     _ caseKeyPath: CaseKeyPath<Action, Value>,
     _ value: Value,
     timeout: Duration? = nil,

@@ -29,10 +29,18 @@ extension CasePathable {
   /// The case's associated value, or nil when `self` is another case, by member syntax on an
   /// enum marked `@dynamicMemberLookup` (`@Reducer` marks an enum `State` so):
   /// `state.loggedIn` is `LoggedIn.State?`.
+  /// Setting a value while `self` is that case replaces it (so a test writes
+  /// `$0.destination?.add?.name = "Blob"`); setting nil, or setting while `self` is another
+  /// case, does nothing.
   public subscript<Value>(
     dynamicMember keyPath: KeyPath<AllCasePaths, AnyCasePath<Self, Value>>
   ) -> Value? {
-    Self.allCasePaths[keyPath: keyPath].extract(from: self)
+    get { Self.allCasePaths[keyPath: keyPath].extract(from: self) }
+    set {
+      let path = Self.allCasePaths[keyPath: keyPath]
+      guard let newValue, path.extract(from: self) != nil else { return }
+      self = path.embed(newValue)
+    }
   }
 }
 

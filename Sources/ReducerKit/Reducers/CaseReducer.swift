@@ -5,16 +5,21 @@
 /// Composition operators take such a reducer from its state type, so no trailing closure is
 /// needed: `.ifLet(\.$destination, action: \.destination)`.
 public protocol CaseReducer<State, Action>: Reducer
-where State: CaseReducerState, State.StateReducer == Self, Body: Reducer,
-  Body.State == State, Body.Action == Action {
+where State: CaseReducerState, State.StateReducer == Self {
+  /// The type of ``body``.
+  associatedtype CaseBody: Reducer where CaseBody.State == State, CaseBody.Action == Action
+
   /// The reducer of every case (written by `@Reducer`).
   @ReducerBuilder<State, Action>
-  static var body: Body { get }
+  static var body: CaseBody { get }
 }
 
 extension CaseReducer {
-  /// ``body``: a case reducer holds no configuration of its own.
-  public var body: Body { Self.body }
+  /// Runs ``body`` (a case reducer holds no configuration of its own).
+  @inlinable
+  public func reduce(into state: inout State, action: Action) -> Effect<Action> {
+    Self.body.reduce(into: &state, action: action)
+  }
 }
 
 /// The `State` of a ``CaseReducer``, which names its reducer (written by `@Reducer`).

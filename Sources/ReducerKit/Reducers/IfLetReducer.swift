@@ -87,7 +87,7 @@ extension Reducer where Action: Sendable {
   public func ifLet<WrappedState: CaseReducerState, WrappedAction>(
     _ toWrappedState: WritableKeyPath<State, WrappedState?>,
     action toWrappedAction: CaseKeyPath<Action, WrappedAction>
-  ) -> _IfLetReducer<Self, WrappedState.StateReducer.Body>
+  ) -> _IfLetReducer<Self, WrappedState.StateReducer.CaseBody>
   where WrappedState.StateReducer.Action == WrappedAction {
     ifLet(toWrappedState, action: toWrappedAction) { WrappedState.StateReducer.body }
   }

@@ -141,7 +141,7 @@ extension Reducer where Action: Sendable {
     action toPresentationAction: CaseKeyPath<Action, PresentationAction<DestinationAction>>
   ) -> _IfLetReducer<
     _PresentationReducer<Self, DestinationState, DestinationAction>,
-    DestinationState.StateReducer.Body
+    DestinationState.StateReducer.CaseBody
   > where DestinationState.StateReducer.Action == DestinationAction {
     ifLet(toPresentationState, action: toPresentationAction) {
       DestinationState.StateReducer.body
