@@ -74,12 +74,18 @@ extension CasePathableMacro: MemberMacro {
     return """
       \(access)var \(name): ReducerKit.AnyCasePath<\(enumType), \(valueType)> {
         ._enumCase(
+          name: \(stringLiteral(name)),
           embed: \(embed),
           extract: \(extract)
         )
       }
       """
   }
+}
+
+/// `name` without backticks, as a string literal (identifiers hold no quote or backslash).
+func stringLiteral(_ name: String) -> String {
+  "\"" + name.filter { $0 != "`" } + "\""
 }
 
 extension CasePathableMacro: ExtensionMacro {

@@ -103,7 +103,8 @@ public final class TestStore<State: Equatable, Action: Sendable> {
         fileID: location.fileID, filePath: location.filePath, line: location.line,
         column: location.column)
     }
-    let running = store.effectCount
+    // An effect cancelled by id is over for the test even while its task winds down.
+    let running = store._uncancelledEffectCount
     if running > 0 {
       reportIssue(
         "The test store ended with \(running) effect(s) still running. Let them finish "
@@ -517,7 +518,7 @@ extension TestStore where Action: CasePathable {
   ) async {
     let path = AnyCasePath(caseKeyPath)
     await receive(
-      "an action of the case \(String(describing: caseKeyPath))",
+      "an action of the case \(_describe(caseKeyPath))",
       { path.extract(from: $0) != nil }, timeout: timeout, assert: updateStateToExpectedResult,
       _Location(fileID: fileID, filePath: filePath, line: line, column: column), expected: nil)
   }

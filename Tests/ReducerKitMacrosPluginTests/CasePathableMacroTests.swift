@@ -25,6 +25,7 @@ import Testing
           struct AllCasePaths: Sendable {
             var tapped: ReducerKit.AnyCasePath<Action, Void> {
               ._enumCase(
+                name: "tapped",
                 embed: { _ in
                   .tapped
                 },
@@ -39,6 +40,7 @@ import Testing
             }
             var setCount: ReducerKit.AnyCasePath<Action, Int> {
               ._enumCase(
+                name: "setCount",
                 embed: {
                   .setCount($0)
                 },
@@ -53,6 +55,7 @@ import Testing
             }
             var rename: ReducerKit.AnyCasePath<Action, String> {
               ._enumCase(
+                name: "rename",
                 embed: {
                   .rename(title: $0)
                 },
@@ -67,6 +70,7 @@ import Testing
             }
             var move: ReducerKit.AnyCasePath<Action, (from: Int, Int)> {
               ._enumCase(
+                name: "move",
                 embed: {
                   .move(from: $0.0, $0.1)
                 },
@@ -81,6 +85,7 @@ import Testing
             }
             var reset: ReducerKit.AnyCasePath<Action, Void> {
               ._enumCase(
+                name: "reset",
                 embed: { _ in
                   .reset
                 },
@@ -126,6 +131,7 @@ import Testing
           struct AllCasePaths: Sendable {
             var `default`: ReducerKit.AnyCasePath<`Type`, Void> {
               ._enumCase(
+                name: "default",
                 embed: { _ in
                   .`default`
                 },
@@ -140,6 +146,7 @@ import Testing
             }
             var `init`: ReducerKit.AnyCasePath<`Type`, (`for`: Int, `let`: [String: Int]?)> {
               ._enumCase(
+                name: "init",
                 embed: {
                   .`init`(`for`: $0.0, `let`: $0.1)
                 },
@@ -154,6 +161,7 @@ import Testing
             }
             var café: ReducerKit.AnyCasePath<`Type`, String> {
               ._enumCase(
+                name: "café",
                 embed: {
                   .café($0)
                 },
@@ -168,6 +176,7 @@ import Testing
             }
             var `Type`: ReducerKit.AnyCasePath<`Type`, [`Type`]> {
               ._enumCase(
+                name: "Type",
                 embed: {
                   .`Type`($0)
                 },
@@ -213,6 +222,7 @@ import Testing
           public struct AllCasePaths: Sendable {
             public var idle: ReducerKit.AnyCasePath<Loadable, Void> {
               ._enumCase(
+                name: "idle",
                 embed: { _ in
                   .idle
                 },
@@ -227,6 +237,7 @@ import Testing
             }
             public var loaded: ReducerKit.AnyCasePath<Loadable, Value> {
               ._enumCase(
+                name: "loaded",
                 embed: {
                   .loaded($0)
                 },
@@ -241,6 +252,7 @@ import Testing
             }
             public var failed: ReducerKit.AnyCasePath<Loadable, (Failure, retries: Int)> {
               ._enumCase(
+                name: "failed",
                 embed: {
                   .failed($0.0, retries: $0.1)
                 },
@@ -255,6 +267,7 @@ import Testing
             }
             public var nested: ReducerKit.AnyCasePath<Loadable, Loadable<[Value], Failure>?> {
               ._enumCase(
+                name: "nested",
                 embed: {
                   .nested($0)
                 },
@@ -294,6 +307,7 @@ import Testing
           struct AllCasePaths: Sendable {
             var tapped: ReducerKit.AnyCasePath<Action, Void> {
               ._enumCase(
+                name: "tapped",
                 embed: { _ in
                   .tapped
                 },

@@ -196,6 +196,7 @@ import Testing
             public struct AllCasePaths: Sendable {
               public var add: ReducerKit.AnyCasePath<State, AddFeature.State> {
                 ._enumCase(
+                  name: "add",
                   embed: {
                     .add($0)
                   },
@@ -220,6 +221,7 @@ import Testing
             public struct AllCasePaths: Sendable {
               public var add: ReducerKit.AnyCasePath<Action, AddFeature.Action> {
                 ._enumCase(
+                  name: "add",
                   embed: {
                     .add($0)
                   },

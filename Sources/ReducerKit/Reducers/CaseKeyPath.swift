@@ -50,11 +50,17 @@ extension CasePathable {
 public struct Case<Value>: Sendable {
   @usableFromInline let _embed: @Sendable (Value) -> Any
   @usableFromInline let _extract: @Sendable (Any) -> Value?
+  /// The path from the root, as written (`.factResponse.success`), for messages.
+  @usableFromInline let _path: String
 
   @usableFromInline
-  init(_embed: @escaping @Sendable (Value) -> Any, _extract: @escaping @Sendable (Any) -> Value?) {
+  init(
+    _embed: @escaping @Sendable (Value) -> Any, _extract: @escaping @Sendable (Any) -> Value?,
+    _path: String
+  ) {
     self._embed = _embed
     self._extract = _extract
+    self._path = _path
   }
 
   /// A case from a way to embed a value into a root and to extract it back.
@@ -64,6 +70,7 @@ public struct Case<Value>: Sendable {
   ) {
     _embed = { embed($0) }
     _extract = { ($0 as? Root).flatMap(extract) }
+    _path = ""
   }
 
   /// The identity case: the root of every case key path.
@@ -92,7 +99,8 @@ public struct Case<Value>: Sendable {
     let (embedMember, extractMember) = (path._embed, path._extract)
     return Case<Member>(
       _embed: { embed(embedMember($0)) },
-      _extract: { extract($0).flatMap(extractMember) }
+      _extract: { extract($0).flatMap(extractMember) },
+      _path: _path + "." + (path._name ?? "?")
     )
   }
 }
@@ -114,13 +122,16 @@ extension AnyCasePath {
   /// matching a case touches no shared state.
   @inlinable
   public static func _enumCase(
+    name: String? = nil,
     embed: @escaping (Value) -> Root,
     extract: @escaping (Root) -> Value?
   ) -> Self {
     let closures = _UncheckedCaseClosures((embed, extract))
-    return AnyCasePath(
+    var path = AnyCasePath(
       embed: { closures.value.0($0) },
       extract: { closures.value.1($0) })
+    path._name = name
+    return path
   }
 
   /// The case path a case key path stands for (built once; use it where a path runs per
@@ -131,6 +142,7 @@ extension AnyCasePath {
       embed: { `case`.embed($0) as! Root },
       extract: { `case`.extract(from: $0) }
     )
+    _name = `case`._path
   }
 }
 
@@ -184,6 +196,11 @@ extension Case: _AnyCase {
   @usableFromInline func _extractAny(from root: Any) -> Any? {
     extract(from: root).map { $0 as Any }
   }
+}
+
+/// How messages name a case key path: `\.factResponse.success`.
+package func _describe<Root, Value>(_ keyPath: CaseKeyPath<Root, Value>) -> String {
+  "\\" + Case<Root>()[keyPath: keyPath]._path
 }
 
 extension _ActionPath {

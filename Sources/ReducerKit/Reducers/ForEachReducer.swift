@@ -73,6 +73,7 @@ extension IdentifiedAction: CasePathable {
     /// `.element(id:action:)`.
     public var element: AnyCasePath<IdentifiedAction, (id: ID, action: Action)> {
       ._enumCase(
+        name: "element",
         embed: { .element(id: $0.id, action: $0.action) },
         extract: { if case let .element(id, action) = $0 { (id, action) } else { nil } })
     }
@@ -93,7 +94,8 @@ extension Case {
       _extract: {
         guard case let .element(elementID, action)? = extract($0), elementID == id else { return nil }
         return action
-      })
+      },
+      _path: _path + "[id: \(id)]")
   }
 }
 

@@ -75,13 +75,15 @@ extension PresentationAction: CasePathable {
   public struct AllCasePaths: Sendable {
     /// `.presented(action)`.
     public var presented: AnyCasePath<PresentationAction, Action> {
-      AnyCasePath(
+      ._enumCase(
+        name: "presented",
         embed: { .presented($0) },
         extract: { if case let .presented(action) = $0 { action } else { nil } })
     }
     /// `.dismiss`.
     public var dismiss: AnyCasePath<PresentationAction, Void> {
-      AnyCasePath(
+      ._enumCase(
+        name: "dismiss",
         embed: { _ in .dismiss },
         extract: { if case .dismiss = $0 { () } else { nil } })
     }

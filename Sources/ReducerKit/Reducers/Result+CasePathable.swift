@@ -5,12 +5,14 @@ extension Result: CasePathable {
     /// `.success(value)`.
     public var success: AnyCasePath<Result, Success> {
       ._enumCase(
+        name: "success",
         embed: { .success($0) },
         extract: { if case let .success(value) = $0 { value } else { nil } })
     }
     /// `.failure(error)`.
     public var failure: AnyCasePath<Result, Failure> {
       ._enumCase(
+        name: "failure",
         embed: { .failure($0) },
         extract: { if case let .failure(error) = $0 { error } else { nil } })
     }
