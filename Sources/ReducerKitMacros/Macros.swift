@@ -40,6 +40,31 @@
 @attached(extension, conformances: Reducer, CaseReducer)
 public macro Reducer() = #externalMacro(module: "ReducerKitMacrosPlugin", type: "ReducerMacro")
 
+/// `@Reducer` on an enum of features, with conformances for the `State` and `Action` enums
+/// it writes, as in TCA: `@Reducer(state: .equatable, action: .equatable)`. (Writing
+/// `extension Destination.State: Equatable {}` does the same.)
+@attached(member, names: named(State), named(Action), named(body))
+@attached(memberAttribute)
+@attached(extension, conformances: Reducer, CaseReducer)
+public macro Reducer(state: _SynthesizedConformance..., action: _SynthesizedConformance...) =
+  #externalMacro(module: "ReducerKitMacrosPlugin", type: "ReducerMacro")
+
+/// A conformance `@Reducer(state:action:)` adds to the enums it writes.
+public struct _SynthesizedConformance: Sendable {
+  /// `Codable`.
+  public static let codable = Self()
+  /// `Decodable`.
+  public static let decodable = Self()
+  /// `Encodable`.
+  public static let encodable = Self()
+  /// `Equatable`.
+  public static let equatable = Self()
+  /// `Hashable`.
+  public static let hashable = Self()
+  /// `Sendable`.
+  public static let sendable = Self()
+}
+
 /// Gives an enum case key paths (`\.caseName`), as swift-case-paths' `@CasePathable` does:
 /// conforms it to ``ReducerKit/CasePathable`` and writes its `AllCasePaths`.
 ///

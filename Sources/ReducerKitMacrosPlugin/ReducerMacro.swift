@@ -22,7 +22,9 @@ extension ReducerMacro: ExtensionMacro {
       guard missing("Reducer") else { return [] }
       return [try ExtensionDeclSyntax("extension \(type.trimmed): ReducerKit.Reducer {}")]
     }
-    if let enumDecl = declaration.as(EnumDeclSyntax.self), featureCases(enumDecl) != nil {
+    if let enumDecl = declaration.as(EnumDeclSyntax.self), featureCases(enumDecl) != nil,
+      synthesizedConformances(node, context, diagnose: false) != nil
+    {
       let names = ["CaseReducer", "Reducer"].filter(missing).map { "ReducerKit.\($0)" }
       guard !names.isEmpty else { return [] }
       return [
@@ -108,6 +110,12 @@ extension ReducerMacro: MemberMacro {
     guard valid, let cases = featureCases(enumDecl) else { return [] }
     let access = enumDecl.modifiers.accessPrefix
     let enumName = enumDecl.name.trimmed.text
+    guard let (stateConformances, actionConformances) = synthesizedConformances(node, context)
+    else { return [] }
+    let stateInheritance = (["ReducerKit.CaseReducerState"] + stateConformances)
+      .joined(separator: ", ")
+    let actionInheritance =
+      actionConformances.isEmpty ? "" : ": " + actionConformances.joined(separator: ", ")
     let stateCases = cases.map { "  case \($0.name)(\($0.type).State)" }.joined(separator: "\n")
     let actionCases = cases.map { "  case \($0.name)(\($0.type).Action)" }.joined(separator: "\n")
     let scopes: String
@@ -123,14 +131,14 @@ extension ReducerMacro: MemberMacro {
       """
       @CasePathable
       @dynamicMemberLookup
-      \(raw: access)enum State: ReducerKit.CaseReducerState {
+      \(raw: access)enum State: \(raw: stateInheritance) {
         \(raw: access)typealias StateReducer = \(raw: enumName)
       \(raw: stateCases)
       }
       """,
       """
       @CasePathable
-      \(raw: access)enum Action {
+      \(raw: access)enum Action\(raw: actionInheritance) {
       \(raw: actionCases)
       }
       """,
@@ -141,6 +149,37 @@ extension ReducerMacro: MemberMacro {
       }
       """,
     ]
+  }
+
+  /// The protocols `@Reducer(state: .equatable, action: .hashable)` names, or nil after a
+  /// diagnostic for an argument that is not one of them.
+  static func synthesizedConformances(
+    _ node: AttributeSyntax, _ context: some MacroExpansionContext, diagnose: Bool = true
+  ) -> (state: [String], action: [String])? {
+    let known = [
+      "codable": "Codable", "decodable": "Decodable", "encodable": "Encodable",
+      "equatable": "Equatable", "hashable": "Hashable", "sendable": "Sendable",
+    ]
+    guard case let .argumentList(arguments)? = node.arguments else { return ([], []) }
+    var state: [String] = []
+    var action: [String] = []
+    var label = ""
+    for argument in arguments {
+      if let newLabel = argument.label?.text { label = newLabel }
+      guard let member = argument.expression.as(MemberAccessExprSyntax.self),
+        member.base == nil, let name = known[member.declName.baseName.text]
+      else {
+        guard diagnose else { return nil }
+        context.diagnose(
+          Diagnostic(
+            node: argument.expression,
+            message: MacroMessage.error(
+              "expected one of .codable, .decodable, .encodable, .equatable, .hashable, .sendable")))
+        return nil
+      }
+      if label == "action" { action.append(name) } else { state.append(name) }
+    }
+    return (state, action)
   }
 
   /// The enum's cases as (name, feature type), or nil when a case does not hold one feature.

@@ -260,6 +260,65 @@ import Testing
         """#)
   }
 
+  @Test func enumOfFeaturesWithConformances() {
+    assertExpansion(
+      """
+      @Reducer(state: .equatable, .hashable, action: .sendable)
+      enum Destination {
+        case add(AddFeature)
+      }
+      """,
+      expandedSource: #"""
+        enum Destination {
+          case add(AddFeature)
+
+          @CasePathable
+          @dynamicMemberLookup
+          enum State: ReducerKit.CaseReducerState, Equatable, Hashable {
+            typealias StateReducer = Destination
+            case add(AddFeature.State)
+          }
+
+          @CasePathable
+          enum Action: Sendable {
+            case add(AddFeature.Action)
+          }
+
+          @ReducerKit.ReducerBuilder<Self.State, Self.Action>
+          static var body: some ReducerKit.Reducer<Self.State, Self.Action> {
+            ReducerKit.Scope(state: \Self.State.Cases.add, action: \Self.Action.Cases.add) {
+              AddFeature()
+            }
+          }
+        }
+
+        extension Destination: ReducerKit.CaseReducer, ReducerKit.Reducer {
+        }
+        """#,
+      specs: reducerOnly)
+  }
+
+  @Test func unknownConformanceIsAnError() {
+    assertExpansion(
+      """
+      @Reducer(state: .comparable)
+      enum Destination {
+        case add(AddFeature)
+      }
+      """,
+      expandedSource: #"""
+        enum Destination {
+          case add(AddFeature)
+        }
+        """#,
+      diagnostics: [
+        DiagnosticSpec(
+          message: "expected one of .codable, .decodable, .encodable, .equatable, .hashable, .sendable",
+          line: 1, column: 17)
+      ],
+      specs: reducerOnly)
+  }
+
   @Test func emptyEnumOfFeatures() {
     assertExpansion(
       """

@@ -23,7 +23,7 @@ struct ContactsFeature {
     case editButtonTapped(id: Contact.ID)
   }
 
-  @Reducer
+  @Reducer(state: .equatable)
   enum Destination {
     case addContact(ContactFormFeature)
     case editContact(ContactFormFeature)
@@ -70,8 +70,6 @@ struct ContactsFeature {
     .ifLet(\.$destination, action: \.destination)
   }
 }
-
-extension ContactsFeature.Destination.State: Equatable {}
 
 /// Adds or edits one contact; tells its parent through delegate actions.
 @Reducer
