@@ -85,3 +85,46 @@ struct DashboardFeature {
     }
   }
 }
+
+/// A sheet of a plain feature (`@Presents` with a trailing closure) and an optional enum of
+/// features (`ifLet` without one).
+@Reducer
+struct SheetsFeature {
+  @ObservableState
+  struct State: Equatable {
+    @Presents var counter: CounterFeature.State?
+    var mode: Mode.State?
+  }
+
+  enum Action {
+    case counter(PresentationAction<CounterFeature.Action>)
+    case mode(Mode.Action)
+    case showCounterButtonTapped
+    case showTickerModeButtonTapped
+  }
+
+  @Reducer(state: .equatable)
+  enum Mode {
+    case ticker(TickerFeature)
+    case search(SearchFeature)
+  }
+
+  var body: some ReducerOf<Self> {
+    Reduce { state, action in
+      switch action {
+      case .counter, .mode:
+        return .none
+      case .showCounterButtonTapped:
+        state.counter = CounterFeature.State()
+        return .none
+      case .showTickerModeButtonTapped:
+        state.mode = .ticker(TickerFeature.State())
+        return .none
+      }
+    }
+    .ifLet(\.$counter, action: \.counter) {
+      CounterFeature()
+    }
+    .ifLet(\.mode, action: \.mode)
+  }
+}
