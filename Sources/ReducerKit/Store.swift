@@ -160,6 +160,10 @@ public final class Store<State, Action: Sendable>: @unchecked Sendable {
   /// How many effect tasks of this store have not finished.
   public var effectCount: Int { core.runtime.inFlightCount }
 
+  /// ``effectCount`` without the effects cancelled by id that are still winding down: what
+  /// a test store checks when it ends.
+  package var _uncancelledEffectCount: Int { core.runtime.uncancelledCount }
+
   /// Waits until every effect finished or sleeps on a ``TestClock``, or `timeout` passes.
   /// Returns whether the store became idle.
   @discardableResult

@@ -103,7 +103,8 @@ public final class TestStore<State: Equatable, Action: Sendable> {
         fileID: location.fileID, filePath: location.filePath, line: location.line,
         column: location.column)
     }
-    let running = store.effectCount
+    // An effect cancelled by id is over for the test even while its task winds down.
+    let running = store._uncancelledEffectCount
     if running > 0 {
       reportIssue(
         "The test store ended with \(running) effect(s) still running. Let them finish "
@@ -126,7 +127,7 @@ public final class TestStore<State: Equatable, Action: Sendable> {
   ///     when the state must not change.
   /// - Returns: The effects the action started.
   @discardableResult
-  public func send(
+  nonisolated(nonsending) public func send(
     _ action: Action,
     assert updateStateToExpectedResult: ((inout State) throws -> Void)? = nil,
     fileID: StaticString = #fileID,
@@ -156,7 +157,7 @@ public final class TestStore<State: Equatable, Action: Sendable> {
   ///
   /// Waits (up to ``timeout``) for running effects to finish or to sleep on a ``TestClock``
   /// when the action has not arrived yet.
-  public func receive(
+  nonisolated(nonsending) public func receive(
     _ expectedAction: Action,
     timeout: Duration? = nil,
     assert updateStateToExpectedResult: ((inout State) throws -> Void)? = nil,
@@ -177,7 +178,7 @@ public final class TestStore<State: Equatable, Action: Sendable> {
   /// ```swift
   /// await store.receive({ if case .response = $0 { true } else { false } }) { $0.isLoading = false }
   /// ```
-  public func receive(
+  nonisolated(nonsending) public func receive(
     _ isMatching: @escaping (Action) -> Bool,
     timeout: Duration? = nil,
     assert updateStateToExpectedResult: ((inout State) throws -> Void)? = nil,
@@ -195,7 +196,7 @@ public final class TestStore<State: Equatable, Action: Sendable> {
 
   /// Asserts that an effect sent an action matching `isMatching` next, described by `label`
   /// in failures (the scenario runner: the expected action as JSON).
-  package func receive(
+  nonisolated(nonsending) package func receive(
     _ label: String,
     _ isMatching: (Action) -> Bool,
     timeout: Duration?,
@@ -248,7 +249,7 @@ public final class TestStore<State: Equatable, Action: Sendable> {
 
   /// Waits for every effect to finish (up to `timeout`); fails if some still run, or if
   /// received actions were not asserted.
-  public func finish(
+  nonisolated(nonsending) public func finish(
     timeout: Duration? = nil,
     fileID: StaticString = #fileID,
     filePath: StaticString = #filePath,
@@ -282,7 +283,7 @@ public final class TestStore<State: Equatable, Action: Sendable> {
   }
 
   /// Cancels every running effect.
-  public func cancelEffects() async {
+  nonisolated(nonsending) public func cancelEffects() async {
     store.cancelEffects()
     await store.finishEffects(timeout: timeout)
   }
@@ -293,7 +294,7 @@ public final class TestStore<State: Equatable, Action: Sendable> {
   /// Waits (up to ``timeout``) until no effect runs: what the scenario runner does after a
   /// host's answer on the test clock, as `rk_store_resolve` does, so that answers given one
   /// after the other are reduced in that order.
-  package func settle() async {
+  nonisolated(nonsending) package func settle() async {
     _ = await store.idle(timeout: timeout)
   }
 
@@ -467,5 +468,78 @@ extension String {
     let prefix = String(repeating: " ", count: count)
     return split(separator: "\n", omittingEmptySubsequences: false)
       .map { prefix + $0 }.joined(separator: "\n")
+  }
+}
+
+// MARK: - Case key paths (TCA's spelling)
+
+extension TestStore where Action: CasePathable {
+  /// Sends the case `caseKeyPath` with `value`: `await store.send(\.setCount, 5) { … }`.
+  @discardableResult
+  nonisolated(nonsending) public func send<Value>(
+    _ caseKeyPath: CaseKeyPath<Action, Value>,
+    _ value: Value,
+    assert updateStateToExpectedResult: ((inout State) throws -> Void)? = nil,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async -> TestStoreTask {
+    await send(
+      caseKeyPath(value), assert: updateStateToExpectedResult,
+      fileID: fileID, filePath: filePath, line: line, column: column)
+  }
+
+  /// Sends the case `caseKeyPath`, which has no associated value: `await store.send(\.tapped)`.
+  @discardableResult
+  nonisolated(nonsending) public func send(
+    _ caseKeyPath: CaseKeyPath<Action, Void>,
+    assert updateStateToExpectedResult: ((inout State) throws -> Void)? = nil,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async -> TestStoreTask {
+    await send(
+      caseKeyPath(()), assert: updateStateToExpectedResult,
+      fileID: fileID, filePath: filePath, line: line, column: column)
+  }
+
+  /// Asserts that an effect sent an action of the case `caseKeyPath` next, whatever its
+  /// associated value: `await store.receive(\.response) { $0.isLoading = false }`.
+  nonisolated(nonsending) public func receive<Value>(
+    _ caseKeyPath: CaseKeyPath<Action, Value>,
+    timeout: Duration? = nil,
+    assert updateStateToExpectedResult: ((inout State) throws -> Void)? = nil,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async {
+    let path = AnyCasePath(caseKeyPath)
+    await receive(
+      "an action of the case \(_describe(caseKeyPath))",
+      { path.extract(from: $0) != nil }, timeout: timeout, assert: updateStateToExpectedResult,
+      _Location(fileID: fileID, filePath: filePath, line: line, column: column), expected: nil)
+  }
+
+  /// Asserts that an effect sent the case `caseKeyPath` with `value` next:
+  /// `await store.receive(\.response, 42) { $0.fact = 42 }`.
+  nonisolated(nonsending) public func receive<Value: Equatable>(
+    _ caseKeyPath: CaseKeyPath<Action, Value>,
+    _ value: Value,
+    timeout: Duration? = nil,
+    assert updateStateToExpectedResult: ((inout State) throws -> Void)? = nil,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async {
+    let path = AnyCasePath(caseKeyPath)
+    await receive(
+      "\(describe(path.embed(value)))", { path.extract(from: $0) == value }, timeout: timeout,
+      assert: updateStateToExpectedResult,
+      _Location(fileID: fileID, filePath: filePath, line: line, column: column),
+      expected: path.embed(value))
   }
 }

@@ -5,6 +5,7 @@
 #endif
 import ReducerKit
 import ReducerKitTesting
+import Synchronization
 import Testing
 
 @Suite(.testStoreIssues) struct TestStoreTests {
@@ -315,5 +316,56 @@ import Testing
     let handle = dlopen("libIssueReportingTestSupport.so", RTLD_LAZY) ?? dlopen(nil, RTLD_LAZY)
     let linked = handle.flatMap { dlsym($0, symbol) } != nil
     #expect(linked, "TestStore failures are silently printed instead of failing the test")
+  }
+
+  /// An effect cancelled by id is over for the test even while its task still winds down (as
+  /// in TCA, whose cancellation is immediate): ending the store then reports nothing.
+  @Test func effectCancelledByIDDoesNotOutliveTheTest() async {
+    enum Action { case start, stop }
+    let gate = WindDownGate()
+    do {
+      let store = TestStore(initialState: 0) {
+        Reduce<Int, Action> { _, action in
+          switch action {
+          case .start:
+            return .run { _ in
+              try? await Task.sleep(for: .seconds(3600))
+              await gate.wait()  // ignores cancellation: the task outlives the store
+            }
+            .cancellable(id: "job")
+          case .stop:
+            return .cancel(id: "job")
+          }
+        }
+      }
+      await store.send(.start)
+      await store.send(.stop)
+    }
+    gate.open()
+  }
+}
+
+/// Suspends its waiters, whether cancelled or not, until opened.
+private final class WindDownGate: Sendable {
+  private let state = Mutex<(isOpen: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+
+  func wait() async {
+    await withCheckedContinuation { continuation in
+      let resume = state.withLock { state in
+        if state.isOpen { return true }
+        state.waiters.append(continuation)
+        return false
+      }
+      if resume { continuation.resume() }
+    }
+  }
+
+  func open() {
+    let waiters = state.withLock { state in
+      state.isOpen = true
+      defer { state.waiters = [] }
+      return state.waiters
+    }
+    for waiter in waiters { waiter.resume() }
   }
 }

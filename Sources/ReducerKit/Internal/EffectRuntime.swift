@@ -248,11 +248,9 @@ final class EffectRuntime: @unchecked Sendable {
       for cancelID in ids {
         for id in state.byCancelBase[cancelID.base] ?? []
         where state.entries[id]?.ids.contains(where: cancelID.covers) == true {
-          if let task = state.entries[id]?.task {
-            tasks.append(task)
-          } else {
-            state.entries[id]?.cancelled = true
-          }
+          if let task = state.entries[id]?.task { tasks.append(task) }
+          // Read when the task is attached (cancel it then) and by `uncancelledCount`.
+          state.entries[id]?.cancelled = true
         }
       }
       return tasks
@@ -300,6 +298,10 @@ final class EffectRuntime: @unchecked Sendable {
 
   /// How many effect tasks have not finished (sleeping ones included).
   var inFlightCount: Int { locked { $0.entries.count } }
+
+  /// How many effects have not finished and were not cancelled by id (a cancelled effect may
+  /// take a moment to wind down; for a test it is over, as in TCA).
+  var uncancelledCount: Int { locked { state in state.entries.values.count { !$0.cancelled } } }
 
   /// Blocks the calling thread until ``isIdle`` or the timeout. Negative waits forever.
   func waitUntilIdle(timeoutNanoseconds: Int64) -> Bool {

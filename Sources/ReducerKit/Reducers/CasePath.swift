@@ -22,6 +22,8 @@
 public struct AnyCasePath<Root, Value>: Sendable {
   @usableFromInline let _embed: @Sendable (Value) -> Root
   @usableFromInline let _extract: @Sendable (Root) -> Value?
+  /// The case's name, when known (what `@CasePathable` writes): for messages.
+  @usableFromInline var _name: String?
 
   /// A case path from an embedding (usually the case itself) and an extraction.
   @inlinable
@@ -31,6 +33,7 @@ public struct AnyCasePath<Root, Value>: Sendable {
   ) {
     _embed = embed
     _extract = extract
+    _name = nil
   }
 
   /// Wraps `value` in the case.
