@@ -97,3 +97,23 @@ public macro ObservableState() =
 @attached(peer)
 public macro ObservationStateIgnored() =
   #externalMacro(module: "ReducerKitMacrosPlugin", type: "ObservationStateIgnoredMacro")
+
+/// Writes a memberwise initializer for a struct of closure endpoints in which every endpoint
+/// without a default is unimplemented, as swift-dependencies' `@DependencyClient` does: calling
+/// one reports an issue (the running test fails) and, if it can throw, throws
+/// ``ReducerKit/UnimplementedDependencyError``. A non-throwing endpoint that returns a value
+/// needs a default written out.
+///
+/// ```swift
+/// @DependencyClient
+/// struct FactClient {
+///   var fetch: @Sendable (Int) async throws -> String
+/// }
+/// extension FactClient: DependencyKey {
+///   static let liveValue = Self(fetch: { "\($0) is a good number." })
+///   static let testValue = Self()   // every call fails the test that makes it
+/// }
+/// ```
+@attached(member, names: named(init))
+public macro DependencyClient() =
+  #externalMacro(module: "ReducerKitMacrosPlugin", type: "DependencyClientMacro")

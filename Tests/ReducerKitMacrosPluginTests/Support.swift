@@ -12,6 +12,7 @@ let macroSpecs: [String: MacroSpec] = [
   "Reducer": MacroSpec(type: ReducerMacro.self, conformances: ["Reducer", "CaseReducer"]),
   "ObservableState": MacroSpec(type: ObservableStateMacro.self),
   "ObservationStateIgnored": MacroSpec(type: ObservationStateIgnoredMacro.self),
+  "DependencyClient": MacroSpec(type: DependencyClientMacro.self),
 ]
 
 /// `assertMacroExpansion` reporting through Swift Testing.

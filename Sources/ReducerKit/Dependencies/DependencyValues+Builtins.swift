@@ -76,6 +76,18 @@ extension DependencyValues {
     public static func constant(_ uuid: UUID) -> Self { Self { uuid } }
   }
 
+  extension UUID {
+    /// The UUID whose last 12 hex digits are `intValue` (`UUID(0)` is
+    /// `00000000-0000-0000-0000-000000000000`): what ``UUIDGenerator/incrementing`` makes,
+    /// for tests (as swift-dependencies' `UUID(_:)`). Negative values and values of more than
+    /// 12 hex digits keep their low 48 bits.
+    public init(_ intValue: Int) {
+      let hex = String(UInt64(bitPattern: Int64(intValue)) & 0xFFFF_FFFF_FFFF, radix: 16)
+      let padded = String(repeating: "0", count: 12 - hex.count) + hex
+      self.init(uuidString: "00000000-0000-0000-0000-\(padded)")!
+    }
+  }
+
   /// Gives the current date: live is `Date()`, ``constant(_:)`` for tests.
   public struct DateGenerator: Sendable {
     private let generate: @Sendable () -> Date

@@ -83,6 +83,33 @@ where Child.Action: Sendable {
     self.child = child()
   }
 
+  /// Scopes to a stored child state and a child action case, by case key path, in TCA's newest
+  /// spelling (`Scope(\.child, action: \.child) { Child() }`); the same as
+  /// `Scope(state: \.child, action: \.child)`.
+  @inlinable
+  public init<ChildState, ChildAction>(
+    _ toChildState: WritableKeyPath<ParentState, ChildState>,
+    action toChildAction: CaseKeyPath<ParentAction, ChildAction>,
+    @ReducerBuilder<ChildState, ChildAction> _ child: () -> Child
+  ) where ChildState == Child.State, ChildAction == Child.Action {
+    self.toChildState = .keyPath(toChildState)
+    self.toChildAction = _ActionPath(toChildAction)
+    self.child = child()
+  }
+
+  /// Scopes to one case of an enum state, by case key paths, in TCA's newest spelling
+  /// (`Scope(\.loggedIn, action: \.loggedIn) { LoggedIn() }`).
+  @inlinable
+  public init<ChildState, ChildAction>(
+    _ toChildState: CaseKeyPath<ParentState, ChildState>,
+    action toChildAction: CaseKeyPath<ParentAction, ChildAction>,
+    @ReducerBuilder<ChildState, ChildAction> _ child: () -> Child
+  ) where ChildState == Child.State, ChildAction == Child.Action {
+    self.toChildState = .casePath(AnyCasePath(toChildState))
+    self.toChildAction = _ActionPath(toChildAction)
+    self.child = child()
+  }
+
   /// Scopes to one case of an enum state, by case key paths:
   /// `Scope(state: \.loggedIn, action: \.loggedIn) { LoggedIn() }`. As with the case-path
   /// form, a child action while the state is another case is reported.
