@@ -58,8 +58,9 @@ public struct _WireField<Root> {
   /// nil when the key path is not a stored property (then the type has no direct path).
   let offset: Int?
   let type: Any.Type
-  /// Declared optional (`T?`): written as `encodeIfPresent` writes it (left out when nil).
-  let ifPresent: Bool
+  /// Declared optional (`T?`): written as `encodeIfPresent` writes it (left out when nil);
+  /// nil: its type was not written (inferred), so it is optional if its type is.
+  let ifPresent: Bool?
 
   /// A property whose declared type is not optional (written as `encode` writes it, even when
   /// a generic parameter makes it an `Optional`).
@@ -68,6 +69,14 @@ public struct _WireField<Root> {
     self.offset = MemoryLayout<Root>.offset(of: keyPath)
     self.type = V.self
     self.ifPresent = false
+  }
+
+  /// A property whose type is inferred (`var title = ""`): optional if its type is.
+  public init<V: Encodable>(_ name: String, inferred keyPath: KeyPath<Root, V>) {
+    self.name = name
+    self.offset = MemoryLayout<Root>.offset(of: keyPath)
+    self.type = V.self
+    self.ifPresent = nil
   }
 
   /// A property declared optional (`T?`, `Optional<T>`, `T!`).
@@ -157,7 +166,7 @@ extension WireCodable {
         // The direct path writes an `Optional` as `encodeIfPresent` does: a property of a
         // generic type that is an `Optional` here is written by `encode` (`null`), so the
         // type keeps `encode(to:)`.
-        (kind == .optional) == field.ifPresent
+        (kind == .optional) == (field.ifPresent ?? (kind == .optional))
       else { return nil }
       parts.append((name: field.name, offset: offset, type: field.type, kind: kind, writer: writer))
     }
