@@ -1,4 +1,5 @@
 // swift-tools-version: 6.2
+import CompilerPluginSupport
 import PackageDescription
 
 let package = Package(
@@ -12,6 +13,9 @@ let package = Package(
     .library(name: "ReducerKitHost", targets: ["ReducerKitHost"]),
     .library(name: "ReducerKitHostTesting", targets: ["ReducerKitHostTesting"]),
     .library(name: "ReducerKitFFI", targets: ["ReducerKitFFI"]),
+    // TCA's authoring macros (@Reducer, @CasePathable, @ObservableState, @Presents). Optional:
+    // only a package that uses this product builds swift-syntax.
+    .library(name: "ReducerKitMacros", targets: ["ReducerKitMacros"]),
     // libreducerkit.so: the C ABI plus the example features.
     .library(name: "reducerkit", type: .dynamic, targets: ["ReducerKitLibrary"]),
   ],
@@ -30,6 +34,9 @@ let package = Package(
     .package(url: "https://github.com/pointfreeco/swift-identified-collections", from: "1.1.1"),
     .package(url: "https://github.com/pointfreeco/swift-custom-dump", from: "1.7.3"),
     .package(url: "https://github.com/pointfreeco/xctest-dynamic-overlay", from: "1.13.1"),
+    // Only the ReducerKitMacros product builds it. A range, so that a user's graph with other
+    // macro packages (which pin their own ranges) still resolves; 603 parses Swift 6.3 syntax.
+    .package(url: "https://github.com/swiftlang/swift-syntax", "600.0.0"..<"604.0.0"),
   ],
   targets: [
     // The platform vocabulary (a lock, a locked value, a condition, the thread id) every module
@@ -77,6 +84,20 @@ let package = Package(
     // The C door: the @_cdecl exports of include/reducerkit.h over the host runtime.
     .target(name: "ReducerKitFFI", dependencies: ["ReducerKitPlatform", "ReducerKitHost", "ReducerKit", "ReducerKitWire", "CReducerKitShims"]),
     .target(name: "ReducerKitLibrary", dependencies: ["ReducerKitFFI", "ReducerKitExamples"]),
+    // The compiler plugin: the macros' implementations (swift-syntax). Never linked into a
+    // library; the compiler runs it while building code that uses ReducerKitMacros.
+    .macro(
+      name: "ReducerKitMacrosPlugin",
+      dependencies: [
+        .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+        .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+        .product(name: "SwiftSyntax", package: "swift-syntax"),
+        .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
+        .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+      ]
+    ),
+    // The macros' declarations; re-exports ReducerKit, as `import ComposableArchitecture` does.
+    .target(name: "ReducerKitMacros", dependencies: ["ReducerKit", "ReducerKitMacrosPlugin"]),
     .executableTarget(
       name: "reducerkit-demo",
       dependencies: ["ReducerKit", "ReducerKitExamples"],
@@ -94,6 +115,20 @@ let package = Package(
       dependencies: [
         "ReducerKit", "ReducerKitTesting", "ReducerKitTestSupport",
       ]
+    ),
+    // Expansion tests of each macro (assertMacroExpansion).
+    .testTarget(
+      name: "ReducerKitMacrosPluginTests",
+      dependencies: [
+        "ReducerKitMacrosPlugin",
+        .product(name: "SwiftSyntaxMacrosTestSupport", package: "swift-syntax"),
+      ]
+    ),
+    // Features written in TCA's current idiom, with their TestStore tests.
+    .testTarget(
+      name: "TCAIdiomTests",
+      dependencies: ["ReducerKitMacros", "ReducerKitTesting", "ReducerKitTestSupport"],
+      path: "Tests/TCAIdiom"
     ),
     .testTarget(name: "ReducerKitPlatformTests", dependencies: ["ReducerKitPlatform", "ReducerKitTestSupport"]),
     .testTarget(name: "ReducerKitWireTests", dependencies: ["ReducerKitWire", "ReducerKitTestSupport"]),

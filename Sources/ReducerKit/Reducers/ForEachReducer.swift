@@ -51,6 +51,52 @@ extension Reducer where Action: Sendable {
   }
 }
 
+extension Reducer where Action: Sendable {
+  /// Runs `element` on one element of an `IdentifiedArray`, by case key path (TCA's
+  /// spelling: `.forEach(\.rows, action: \.rows) { Row() }`).
+  @inlinable
+  public func forEach<ElementState, ElementAction, ID: Hashable & Sendable, Element: Reducer>(
+    _ toElementsState: WritableKeyPath<State, IdentifiedArray<ID, ElementState>>,
+    action toElementAction: CaseKeyPath<Action, IdentifiedAction<ID, ElementAction>>,
+    @ReducerBuilder<ElementState, ElementAction> element: () -> Element
+  ) -> _ForEachReducer<Self, ID, Element>
+  where Element.State == ElementState, Element.Action == ElementAction, ElementAction: Sendable {
+    _ForEachReducer(
+      parent: self, toElementsState: toElementsState,
+      toElementAction: _ActionPath(toElementAction), element: element())
+  }
+}
+
+extension IdentifiedAction: CasePathable {
+  /// The case paths of ``IdentifiedAction``: `element`.
+  public struct AllCasePaths: Sendable {
+    /// `.element(id:action:)`.
+    public var element: AnyCasePath<IdentifiedAction, (id: ID, action: Action)> {
+      AnyCasePath(
+        embed: { .element(id: $0.id, action: $0.action) },
+        extract: { if case let .element(id, action) = $0 { (id, action) } else { nil } })
+    }
+  }
+
+  /// The case paths of ``IdentifiedAction``.
+  public static var allCasePaths: AllCasePaths { AllCasePaths() }
+}
+
+extension Case {
+  /// The action of the element with `id`: `\.rows[id: 7].toggle`.
+  public subscript<ID: Hashable & Sendable, Action>(id id: ID) -> Case<Action>
+  where Value == IdentifiedAction<ID, Action> {
+    let embed = _embed
+    let extract = _extract
+    return Case<Action>(
+      _embed: { embed(.element(id: id, action: $0)) },
+      _extract: {
+        guard case let .element(elementID, action)? = extract($0), elementID == id else { return nil }
+        return action
+      })
+  }
+}
+
 /// The reducer `forEach` returns.
 public struct _ForEachReducer<Parent: Reducer, ID: Hashable & Sendable, Element: Reducer>: Reducer
 where Parent.Action: Sendable, Element.Action: Sendable {

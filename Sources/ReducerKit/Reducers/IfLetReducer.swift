@@ -67,6 +67,46 @@ extension Reducer where Action: Sendable {
   }
 }
 
+extension Reducer where Action: Sendable {
+  /// Runs `wrapped` on optional child state while it is non-nil, by case key path (TCA's
+  /// spelling: `.ifLet(\.child, action: \.child) { Child() }`).
+  @inlinable
+  public func ifLet<WrappedState, WrappedAction, Wrapped: Reducer>(
+    _ toWrappedState: WritableKeyPath<State, WrappedState?>,
+    action toWrappedAction: CaseKeyPath<Action, WrappedAction>,
+    @ReducerBuilder<WrappedState, WrappedAction> then wrapped: () -> Wrapped
+  ) -> _IfLetReducer<Self, Wrapped>
+  where Wrapped.State == WrappedState, Wrapped.Action == WrappedAction {
+    _IfLetReducer(
+      parent: self, child: wrapped(), toChildState: toWrappedState,
+      toChildAction: _ActionPath(toWrappedAction))
+  }
+
+  /// `ifLet` for optional state of a `@Reducer enum`: the reducer comes from the state's type.
+  @inlinable
+  public func ifLet<WrappedState: CaseReducerState, WrappedAction>(
+    _ toWrappedState: WritableKeyPath<State, WrappedState?>,
+    action toWrappedAction: CaseKeyPath<Action, WrappedAction>
+  ) -> _IfLetReducer<Self, WrappedState.StateReducer.Body>
+  where WrappedState.StateReducer.Action == WrappedAction {
+    ifLet(toWrappedState, action: toWrappedAction) { WrappedState.StateReducer.body }
+  }
+
+  /// Runs `caseReducer` while the state (an enum) is the given case, by case key paths (TCA's
+  /// spelling: `.ifCaseLet(\.loggedIn, action: \.loggedIn) { LoggedIn() }`).
+  @inlinable
+  public func ifCaseLet<CaseState, CaseAction, CaseReducer: Reducer>(
+    _ toCaseState: CaseKeyPath<State, CaseState>,
+    action toCaseAction: CaseKeyPath<Action, CaseAction>,
+    @ReducerBuilder<CaseState, CaseAction> then caseReducer: () -> CaseReducer
+  ) -> _IfCaseLetReducer<Self, CaseReducer>
+  where CaseReducer.State == CaseState, CaseReducer.Action == CaseAction {
+    _IfCaseLetReducer(
+      parent: self, child: caseReducer(), toChildState: AnyCasePath(toCaseState),
+      toChildAction: _ActionPath(toCaseAction))
+  }
+}
+
 /// The reducer `ifLet` returns.
 public struct _IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer
 where Parent.Action: Sendable {

@@ -70,6 +70,33 @@ where Child.Action: Sendable {
     self.child = child()
   }
 
+  /// Scopes to a stored child state and a child action case, by case key path (TCA's
+  /// spelling: `Scope(state: \.child, action: \.child) { Child() }`).
+  @inlinable
+  public init<ChildState, ChildAction>(
+    state toChildState: WritableKeyPath<ParentState, ChildState>,
+    action toChildAction: CaseKeyPath<ParentAction, ChildAction>,
+    @ReducerBuilder<ChildState, ChildAction> child: () -> Child
+  ) where ChildState == Child.State, ChildAction == Child.Action {
+    self.toChildState = .keyPath(toChildState)
+    self.toChildAction = _ActionPath(toChildAction)
+    self.child = child()
+  }
+
+  /// Scopes to one case of an enum state, by case key paths:
+  /// `Scope(state: \.loggedIn, action: \.loggedIn) { LoggedIn() }`. As with the case-path
+  /// form, a child action while the state is another case is reported.
+  @inlinable
+  public init<ChildState, ChildAction>(
+    state toChildState: CaseKeyPath<ParentState, ChildState>,
+    action toChildAction: CaseKeyPath<ParentAction, ChildAction>,
+    @ReducerBuilder<ChildState, ChildAction> child: () -> Child
+  ) where ChildState == Child.State, ChildAction == Child.Action {
+    self.toChildState = .casePath(AnyCasePath(toChildState))
+    self.toChildAction = _ActionPath(toChildAction)
+    self.child = child()
+  }
+
   @inlinable
   public func reduce(into state: inout ParentState, action: ParentAction) -> Effect<ParentAction> {
     guard let childAction = toChildAction.extract(action) else { return .none }

@@ -1,0 +1,173 @@
+import SwiftDiagnostics
+import SwiftSyntax
+import SwiftSyntaxBuilder
+import SwiftSyntaxMacros
+
+/// `@Reducer`: on a struct, the `Reducer` conformance, `@CasePathable` on its `Action` (and
+/// `State`) enum and `@ReducerBuilder` on its `body`; on an enum of features, the `State` and
+/// `Action` enums and a body of `Scope`s.
+public enum ReducerMacro {}
+
+extension ReducerMacro: ExtensionMacro {
+  public static func expansion(
+    of node: AttributeSyntax,
+    attachedTo declaration: some DeclGroupSyntax,
+    providingExtensionsOf type: some TypeSyntaxProtocol,
+    conformingTo protocols: [TypeSyntax],
+    in context: some MacroExpansionContext
+  ) throws -> [ExtensionDeclSyntax] {
+    let inherited = declaration.inheritanceClause?.inheritedTypes.map(\.type) ?? []
+    if declaration.is(StructDeclSyntax.self) {
+      if inherited.contains(where: { $0.isNamed("Reducer") }) { return [] }
+      return [try ExtensionDeclSyntax("extension \(type.trimmed): ReducerKit.Reducer {}")]
+    }
+    if let enumDecl = declaration.as(EnumDeclSyntax.self), featureCases(enumDecl) != nil {
+      return [
+        try ExtensionDeclSyntax(
+          "extension \(type.trimmed): ReducerKit.CaseReducer, ReducerKit.Reducer {}")
+      ]
+    }
+    return []  // diagnosed by the member role
+  }
+}
+
+extension ReducerMacro: MemberAttributeMacro {
+  public static func expansion(
+    of node: AttributeSyntax,
+    attachedTo declaration: some DeclGroupSyntax,
+    providingAttributesFor member: some DeclSyntaxProtocol,
+    in context: some MacroExpansionContext
+  ) throws -> [AttributeSyntax] {
+    guard declaration.is(StructDeclSyntax.self) else { return [] }
+    if let enumDecl = member.as(EnumDeclSyntax.self) {
+      let name = enumDecl.name.trimmed.text
+      guard name == "Action" || name == "State" else { return [] }
+      var attributes: [AttributeSyntax] = []
+      if !enumDecl.attributes.contains(named: "CasePathable") {
+        attributes.append("@CasePathable")
+      }
+      if name == "State" && !enumDecl.attributes.contains(named: "dynamicMemberLookup") {
+        attributes.append("@dynamicMemberLookup")
+      }
+      return attributes
+    }
+    if let variable = member.as(VariableDeclSyntax.self),
+      variable.bindings.count == 1,
+      let binding = variable.bindings.first,
+      binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text == "body",
+      !variable.modifiers.contains(where: { $0.name.tokenKind == .keyword(.static) }),
+      !variable.attributes.contains(named: "ReducerBuilder")
+    {
+      return ["@ReducerKit.ReducerBuilder<Self.State, Self.Action>"]
+    }
+    return []
+  }
+}
+
+extension ReducerMacro: MemberMacro {
+  public static func expansion(
+    of node: AttributeSyntax,
+    providingMembersOf declaration: some DeclGroupSyntax,
+    conformingTo protocols: [TypeSyntax],
+    in context: some MacroExpansionContext
+  ) throws -> [DeclSyntax] {
+    if declaration.is(StructDeclSyntax.self) { return [] }
+    guard let enumDecl = declaration.as(EnumDeclSyntax.self) else {
+      context.diagnose(
+        Diagnostic(
+          node: node,
+          message: MacroMessage.error(
+            "'@Reducer' can only be applied to a struct or an enum; '\(declaration.kindName)' is neither")))
+      return []
+    }
+    var valid = true
+    for element in enumDecl.caseElements where element.featureType == nil {
+      valid = false
+      context.diagnose(
+        Diagnostic(
+          node: element,
+          message: MacroMessage.error(
+            "'@Reducer' enum case '\(element.name.trimmed.text)' must hold exactly one reducer, "
+              + "as in 'case \(element.name.trimmed.text)(SomeFeature)'")))
+    }
+    for member in enumDecl.memberBlock.members {
+      if let nested = member.decl.asProtocol(NamedDeclSyntax.self),
+        ["State", "Action"].contains(nested.name.trimmed.text)
+      {
+        valid = false
+        context.diagnose(
+          Diagnostic(
+            node: member.decl,
+            message: MacroMessage.error(
+              "'@Reducer' writes this enum's '\(nested.name.trimmed.text)'; remove this declaration")))
+      }
+    }
+    guard valid, let cases = featureCases(enumDecl) else { return [] }
+    let access = enumDecl.modifiers.accessPrefix
+    let enumName = enumDecl.name.trimmed.text
+    let stateCases = cases.map { "  case \($0.name)(\($0.type).State)" }.joined(separator: "\n")
+    let actionCases = cases.map { "  case \($0.name)(\($0.type).Action)" }.joined(separator: "\n")
+    let scopes: String
+    if cases.isEmpty {
+      scopes = "  ReducerKit.EmptyReducer<Self.State, Self.Action>()"
+    } else {
+      scopes = cases.map {
+        "  ReducerKit.Scope(state: \\Self.State.Cases.\($0.name), action: \\Self.Action.Cases.\($0.name)) {\n"
+          + "    \($0.type)()\n  }"
+      }.joined(separator: "\n")
+    }
+    return [
+      """
+      @CasePathable
+      @dynamicMemberLookup
+      \(raw: access)enum State: ReducerKit.CaseReducerState {
+        \(raw: access)typealias StateReducer = \(raw: enumName)
+      \(raw: stateCases)
+      }
+      """,
+      """
+      @CasePathable
+      \(raw: access)enum Action {
+      \(raw: actionCases)
+      }
+      """,
+      """
+      @ReducerKit.ReducerBuilder<Self.State, Self.Action>
+      \(raw: access)static var body: some ReducerKit.Reducer<Self.State, Self.Action> {
+      \(raw: scopes)
+      }
+      """,
+    ]
+  }
+
+  /// The enum's cases as (name, feature type), or nil when a case does not hold one feature.
+  static func featureCases(_ enumDecl: EnumDeclSyntax) -> [(name: String, type: String)]? {
+    var cases: [(name: String, type: String)] = []
+    for element in enumDecl.caseElements {
+      guard let type = element.featureType else { return nil }
+      cases.append((element.name.trimmed.text, type))
+    }
+    return cases
+  }
+}
+
+extension EnumCaseElementSyntax {
+  /// The feature a `@Reducer` enum's case holds: its one associated value's type.
+  var featureType: String? {
+    guard let parameters = parameterClause?.parameters, parameters.count == 1,
+      let parameter = parameters.first, parameter.defaultValue == nil
+    else { return nil }
+    return parameter.type.trimmed.description
+  }
+}
+
+extension AttributeListSyntax {
+  /// Whether an attribute named `name` (or `Module.name`) is in the list.
+  func contains(named name: String) -> Bool {
+    contains { element in
+      guard case let .attribute(attribute) = element else { return false }
+      return attribute.attributeName.isNamed(name)
+        || attribute.attributeName.as(IdentifierTypeSyntax.self)?.name.text == name
+    }
+  }
+}
