@@ -9,5 +9,6 @@ struct ReducerKitMacrosPlugin: CompilerPlugin {
     ReducerMacro.self,
     ObservableStateMacro.self,
     ObservationStateIgnoredMacro.self,
+    WireMacro.self,
   ]
 }
