@@ -41,6 +41,9 @@
 // A `WireCodable` type (WireCodable.swift, written by `@Wire`) needs none of A7 nor the
 // standard library's `_forEachField`: its shape comes from generated code (key paths'
 // `MemoryLayout.offset(of:)`, each case's own initializer) and is trusted without sampling.
+// What remains for it, as for every type: A1 (enum or struct: which plan the codec looks up,
+// and the wire form of an enum value, which is still written by its `encode(to:)`), A2 and A3
+// (the keys listed in messages and JSON Schemas, found by probing `init(from:)`).
 //
 // Every read of the runtime's layout is in this file; the code that uses what they read (the
 // fast codec, the direct paths) reads no metadata, descriptor or witness table itself. An
