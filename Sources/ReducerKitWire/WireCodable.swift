@@ -104,11 +104,17 @@ public struct _WireElement {
 /// The associated values of a case as the codec read them, handed to the case's builder, which
 /// takes each exactly once, in order.
 public struct _WirePayload {
-  let base: UnsafeMutableRawPointer
-  let offsets: UnsafePointer<Int>
-  var next = 0
+  @usableFromInline let base: UnsafeMutableRawPointer
+  @usableFromInline let offsets: UnsafePointer<Int>
+  @usableFromInline var next = 0
 
-  /// Moves out the next associated value.
+  @usableFromInline init(base: UnsafeMutableRawPointer, offsets: UnsafePointer<Int>) {
+    self.base = base
+    self.offsets = offsets
+  }
+
+  /// Moves out the next associated value. (Inlinable: specialized in the generated code.)
+  @inlinable
   public mutating func take<P>(_ type: P.Type) -> P {
     let offset = offsets[next]
     next += 1

@@ -43,6 +43,8 @@ import Testing
     var version = try InPlacePatchTests.patch(store, since: 0).version
     var random = SplitMix64(seed: 26)
     let fastPaths = ProcessInfo.processInfo.environment["REDUCERKIT_WIRE_FAST_PATHS"] != "0"
+    // Settled when the store started its patches, before any send.
+    #expect(InPlacePatchTests.isDirect(store) == fastPaths)
     for step in 0..<40 {
       switch random.next() % 6 {
       case 0: doc.items.append(Item(id: step, name: "n/~\(step)"))
