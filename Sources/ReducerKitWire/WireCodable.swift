@@ -94,6 +94,7 @@ public struct _WireElement {
   let size: Int
   let alignment: Int
 
+  /// An associated value of type `P`.
   public init<P: Decodable>(_ type: P.Type) {
     reader = _TypedPayloadReader<P>()
     size = MemoryLayout<P>.size
@@ -125,22 +126,26 @@ public struct _WirePayload {
 /// One case of a `WireCodable` enum: its name, its associated values' labels (nil: unlabeled)
 /// and types, and how to build it from them.
 public struct _WireCase<Enum> {
-  let name: String
-  let labels: [String?]
-  let elements: [_WireElement]
-  let build: (inout _WirePayload) -> Enum
+  @usableFromInline let name: String
+  @usableFromInline let labels: [String?]
+  @usableFromInline let elements: [_WireElement]
+  /// Builds the case at a pointer to uninitialized memory (made in the generated code's module,
+  /// so it is specialized for the enum).
+  @usableFromInline let make: (inout _WirePayload, UnsafeMutableRawPointer) -> Void
 
   /// A case with associated values, built by `build` from them (taken in order).
+  @inlinable
   public init(
     _ name: String, labels: [String?], _ elements: [_WireElement], build: @escaping (inout _WirePayload) -> Enum
   ) {
     self.name = name
     self.labels = labels
     self.elements = elements
-    self.build = build
+    self.make = { payload, result in result.initializeMemory(as: Enum.self, to: build(&payload)) }
   }
 
   /// A case without associated values.
+  @inlinable
   public static func unit(_ name: String, _ value: @escaping () -> Enum) -> _WireCase {
     _WireCase(name, labels: [], [], build: { _ in value() })
   }
@@ -203,11 +208,8 @@ extension WireCodable {
         elements.isEmpty ? .none
         : labels.contains(where: { $0 != nil }) ? .labeled
         : elements.count == 1 ? .single : .positional
-      let build = wireCase.build
-      let builder = _CaseBuilder(scratchSize: max(end, 1), scratchAlignment: alignment, offsets: offsets) {
-        payload, result in
-        result.initializeMemory(as: Self.self, to: build(&payload))
-      }
+      let builder = _CaseBuilder(
+        scratchSize: max(end, 1), scratchAlignment: alignment, offsets: offsets, build: wireCase.make)
       cases.append(
         _EnumCase(
           name: wireCase.name, utf8: Array(wireCase.name.utf8), tag: UInt32(index), kind: kind, elements: elements,
