@@ -14,8 +14,9 @@
  *   patch        toggle one todo among 1,000 with one patch subscriber (TrackedArray: todos)
  *   patch-plain  the same on a plain [Todo] (todos_untracked: the Equatable diff)
  *   get          rk_store_get(store, "/todos/5/title") on 1,000 todos (a pointer read)
- *   get-trusted  the same after 20 toggles + rk_store_state (the codec trusts the state's
- *                plan once it has checked it on 16 encodes: members are read by offset)
+ *   get-trusted  the same after 20 toggles + rk_store_state (a `SynthesizedCodable` state's
+ *                plan is trusted once checked on 16 encodes; the shipped `@Wire` states are
+ *                trusted from the start, so `get` and `get-trusted` now agree)
  *   get-root     toggle one todo among 1,000, then rk_store_get(store, "") (the whole state)
  *   record       "increment" to a counter store created with {"record": true}
  *   first-sends  COUNT toggles to a fresh store of 1,000 todos with a patch subscriber: the
