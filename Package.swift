@@ -76,7 +76,9 @@ let package = Package(
       ]
     ),
     .target(name: "ReducerKitWire", dependencies: ["ReducerKitPlatform", "CReducerKitShims"]),
-    .target(name: "ReducerKitExamples", dependencies: ["ReducerKit", "ReducerKitWire"]),
+    // The shipped features use `@Wire`, so libreducerkit.so's build runs the macros' plugin
+    // (swift-syntax, built for the host only; none of it is linked into the library).
+    .target(name: "ReducerKitExamples", dependencies: ["ReducerKit", "ReducerKitWire", "ReducerKitMacros"]),
     .target(name: "CReducerKitShims"),
     // The Swift host runtime: features, host stores, requests, recording, scenarios. JSON in and
     // out; no C types.
@@ -97,7 +99,7 @@ let package = Package(
       ]
     ),
     // The macros' declarations; re-exports ReducerKit, as `import ComposableArchitecture` does.
-    .target(name: "ReducerKitMacros", dependencies: ["ReducerKit", "ReducerKitMacrosPlugin"]),
+    .target(name: "ReducerKitMacros", dependencies: ["ReducerKit", "ReducerKitWire", "ReducerKitMacrosPlugin"]),
     .executableTarget(
       name: "reducerkit-demo",
       dependencies: ["ReducerKit", "ReducerKitExamples"],
@@ -136,6 +138,7 @@ let package = Package(
       name: "ReducerKitHostTests",
       dependencies: [
         "ReducerKitExamples", "ReducerKitWire", "ReducerKitTesting", "ReducerKitHost", "ReducerKitHostTesting", "ReducerKitFFI", "ReducerKitTestSupport",
+        "ReducerKitMacros",
       ]
     ),
     .testTarget(

@@ -1,4 +1,5 @@
 import ReducerKit
+import ReducerKitMacros
 import ReducerKitWire
 
 /// The `counter` example: a count, a number fact fetched by an effect (through the host
@@ -10,7 +11,8 @@ import ReducerKitWire
 /// ```
 public struct Counter: Reducer {
   /// The counter's state.
-  public struct State: SynthesizedCodable, Equatable, Sendable {
+  @Wire
+  public struct State: Codable, Equatable, Sendable {
     public var count: Int
     public var fact: String?
     public var isTimerOn: Bool
@@ -23,7 +25,8 @@ public struct Counter: Reducer {
   }
 
   /// The counter's actions.
-  public enum Action: SynthesizedCodable, Equatable, Sendable {
+  @Wire
+  public enum Action: Codable, Equatable, Sendable {
     case increment
     case decrement
     case setCount(Int)

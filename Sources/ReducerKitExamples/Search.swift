@@ -1,11 +1,13 @@
 import ReducerKit
+import ReducerKitMacros
 import ReducerKitWire
 
 /// The `search` example: a query debounced on the store's clock, then searched through the
 /// host endpoint `search` (offline by default).
 public struct Search: Reducer {
   /// The search's state.
-  public struct State: SynthesizedCodable, Equatable, Sendable {
+  @Wire
+  public struct State: Codable, Equatable, Sendable {
     public var query: String
     public var results: [String]
 
@@ -16,7 +18,8 @@ public struct Search: Reducer {
   }
 
   /// The search's actions.
-  public enum Action: SynthesizedCodable, Equatable, Sendable {
+  @Wire
+  public enum Action: Codable, Equatable, Sendable {
     case queryChanged(String)
     case searchResponse([String])
   }

@@ -1,10 +1,12 @@
 import ReducerKit
+import ReducerKitMacros
 import ReducerKitWire
 
 /// The `todos` example: a list of todos with a filter.
 public struct Todos: Reducer {
   /// One todo.
-  public struct Todo: SynthesizedCodable, Equatable, Identifiable, Sendable {
+  @Wire
+  public struct Todo: Codable, Equatable, Identifiable, Sendable {
     public var id: Int
     public var title: String
     public var isComplete: Bool
@@ -30,7 +32,8 @@ public struct Todos: Reducer {
   /// `nextID` is the id the next todo gets. The initializers (decoding included) raise it above
   /// every id in `todos`, so adding a todo is O(1): no search for a free id. Code that appends
   /// todos itself should take their ids from `nextID` the same way.
-  public struct State: SynthesizedCodable, Equatable, Sendable {
+  @Wire
+  public struct State: Codable, Equatable, Sendable {
     public var todos: TrackedArray<Todo>
     public var filter: Filter
     public var nextID: Int
@@ -78,7 +81,8 @@ public struct Todos: Reducer {
   }
 
   /// The todos' actions.
-  public enum Action: SynthesizedCodable, Equatable, Sendable {
+  @Wire
+  public enum Action: Codable, Equatable, Sendable {
     case addTodo(title: String)
     case toggle(id: Int)
     case delete(id: Int)

@@ -10,5 +10,6 @@ struct ReducerKitMacrosPlugin: CompilerPlugin {
     ObservableStateMacro.self,
     ObservationStateIgnoredMacro.self,
     DependencyClientMacro.self,
+    WireMacro.self,
   ]
 }

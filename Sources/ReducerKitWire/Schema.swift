@@ -42,7 +42,8 @@ public func caseSignatures<T: Decodable>(of type: T.Type) -> [String] {
 
 /// The case names of enum `T` (`["increment", "setCount"]`), for "did you mean" suggestions.
 func _caseNames<T: Decodable>(of type: T.Type) -> [String] {
-  _cases(of: T.self).names
+  if let wire = _wireShaped(T.self), wire._wireIsEnum { return wire._wireCaseNames }
+  return _cases(of: T.self).names
 }
 
 private func _cases<T: Decodable>(of type: T.Type) -> (names: [String], signatures: [String]) {

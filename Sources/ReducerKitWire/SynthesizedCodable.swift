@@ -41,6 +41,10 @@
 ///   other form, a value that fails) goes to `init(from:)`, so errors and messages are the
 ///   same as for `Codable`.
 ///
+/// `WireCodable` (what `@Wire` generates) is the same promise kept by the compiler: its
+/// shape is written out, so it is read from its first value, with no sampling and no read of
+/// the runtime's layout. Prefer it where the macros are available.
+///
 /// With `REDUCERKIT_WIRE_CHECK=1` every encode and decode is compared with the reference
 /// codec, which never takes these paths; `REDUCERKIT_WIRE_FAST_PATHS=0` turns them off.
 public protocol SynthesizedCodable: Codable {}

@@ -15,8 +15,9 @@
  *   patch-plain  the same on a plain [Todo] (todos_untracked: the Equatable diff)
  *   get          rk_store_get(store, "/todos/5/title") on 1,000 todos (a pointer read; the
  *                same pointer at an unchanged version: the store's last read, copied)
- *   get-trusted  the same after 20 toggles + rk_store_state (the codec trusts the state's
- *                plan once it has checked it on 16 encodes: members are read by offset)
+ *   get-trusted  the same after 20 toggles + rk_store_state (a `SynthesizedCodable` state's
+ *                plan is trusted once checked on 16 encodes; the shipped `@Wire` states are
+ *                trusted from the start)
  *   toggle       toggle one todo among 1,000 (no subscriber): the base of get-toggled
  *   get-toggled  toggle, then rk_store_get(store, "/todos/5/title") after 20 toggles +
  *                rk_store_state as in get-trusted: a read after every change (the pointer

@@ -17,6 +17,9 @@ let package = Package(
       dependencies: [
         .product(name: "ReducerKit", package: "ReducerKit"),
         .product(name: "ReducerKitFFI", package: "ReducerKit"),
+        // `@Wire` (optional: without it the feature's types stay `SynthesizedCodable`, and
+        // swift-syntax is not built).
+        .product(name: "ReducerKitMacros", package: "ReducerKit"),
       ]
     ),
     // The package's scenarios (scenarios/*.scenario.json), run by ReducerKitHostTesting.

@@ -45,7 +45,13 @@ private let syncMaxDepth = 64
 package func _makeRootSyncer<State>(_ type: State.Type) -> _Syncer {
   guard let encodable = State.self as? any Encodable.Type else { return _NoSyncer() }
   func open<T: Encodable>(_: T.Type) -> _Syncer {
-    T.self is any SynthesizedCodable.Type ? _StructSyncer<T>() : _GeneralSyncer<T>()
+    guard T.self is any SynthesizedCodable.Type else { return _GeneralSyncer<T>() }
+    let syncer = _StructSyncer<T>()
+    // A `WireCodable` state's shape is known now: settle here, when the store starts its
+    // patches, not in its first send. (Only the root: nested syncers settle when first used,
+    // so a recursive type does not recurse here.)
+    if T.self is any WireCodable.Type { syncer.settleKnownShape() }
+    return syncer
   }
   return open(encodable)
 }
@@ -126,6 +132,13 @@ final class _StructSyncer<T: Encodable>: _Syncer, @unchecked Sendable {
 
   private var mode = Mode.pending(tries: 24)
   private let general = _GeneralSyncer<T>()
+
+  /// Reads the struct by its properties from now on if the codec already trusts its plan (a
+  /// `WireCodable` type's is trusted from the start).
+  func settleKnownShape() {
+    guard case .pending = mode, case .trusted(let list) = _directFields(of: T.self) else { return }
+    mode = .direct(list.map(_syncField))
+  }
 
   /// Whether it reads the struct by its properties now (for tests).
   var isDirect: Bool {

@@ -33,9 +33,17 @@
 // When a required check fails, the reads behind it answer "unknown" (`_payloadlessCaseCount`
 // returns nil: messages lose their key lists, schemas their enums' cases); A1 has no
 // substitute, and the toolchain check in the Wire tests (LayoutTests) fails naming it. When a
-// fast-path check fails, or `REDUCERKIT_WIRE_FAST_PATHS=0` is set, `_wireFastPaths` is false
-// and every encode and decode takes the reference codec (Internal/Reference), which writes and
-// accepts the same JSON.
+// fast-path check fails, `_wireFastPaths` is false and `SynthesizedCodable` types go through
+// `Codable` (`WireCodable` types keep their direct paths: they read no layout); with
+// `REDUCERKIT_WIRE_FAST_PATHS=0` every encode and decode takes the reference codec
+// (Internal/Reference), which writes and accepts the same JSON.
+//
+// A `WireCodable` type (WireCodable.swift, written by `@Wire`) needs none of A7 nor the
+// standard library's `_forEachField`: its shape comes from generated code (key paths'
+// `MemoryLayout.offset(of:)`, each case's own initializer) and is trusted without sampling.
+// What remains for it, as for every type: A1 (enum or struct: which plan the codec looks up,
+// and the wire form of an enum value, which is still written by its `encode(to:)`), A2 and A3
+// (the keys listed in messages and JSON Schemas, found by probing `init(from:)`).
 //
 // Every read of the runtime's layout is in this file; the code that uses what they read (the
 // fast codec, the direct paths) reads no metadata, descriptor or witness table itself. An
@@ -49,9 +57,9 @@
 
 // MARK: - The switch
 
-/// Whether the codec's fast paths are on: the environment allows them
-/// (`REDUCERKIT_WIRE_FAST_PATHS` is not `0`) and their runtime assumption (A7) holds.
-/// Otherwise `WireEncoder` and `WireDecoder` use the reference codec. Read once.
+/// Whether the fast paths that read the runtime's layout (A7 enum plans, `_forEachField`
+/// struct plans) are on: the environment allows fast paths (`REDUCERKIT_WIRE_FAST_PATHS` is
+/// not `0`) and A7 holds. `WireCodable` types need only the former. Read once.
 let _wireFastPaths: Bool = _wireFastPathsRequested && _wireRuntimeChecks.allFastPathChecksHold
 
 /// Whether the environment allows the fast paths (`REDUCERKIT_WIRE_FAST_PATHS=0` does not).
@@ -73,7 +81,7 @@ enum _WireCodecMode: UInt8 {
 }
 
 let _wireCodecMode: _WireCodecMode =
-  _wireCrossCheck ? .crossCheck : _wireFastPaths ? .fast : .reference
+  _wireCrossCheck ? .crossCheck : _wireFastPathsRequested ? .fast : .reference
 
 // MARK: - The checks
 
@@ -163,7 +171,7 @@ private func _enumFieldsCheck() -> String? {
     return withUnsafeTemporaryAllocation(of: T.self, capacity: 1) { buffer in
       let target = UnsafeMutableRawPointer(buffer.baseAddress.unsafelyUnwrapped)
       payload(target)
-      plan.inject(target, found.tag, plan.metadata)
+      _ = plan.make(found, into: target) { _ in true }
       return buffer.baseAddress.unsafelyUnwrapped.move()
     }
   }

@@ -109,6 +109,9 @@ struct _EnumCase {
   let kind: _PayloadKind
   /// `.single`: one; `.positional`, `.labeled`: every value, in order.
   let elements: [_PayloadElement]
+  /// A `WireCodable` enum's case: built by its initializer from a scratch payload (then the
+  /// elements' offsets are in the scratch buffer, and `tag` is only its index).
+  var builder: _CaseBuilder? = nil
 }
 
 typealias _InjectEnumTag = @convention(c) (UnsafeMutableRawPointer, UInt32, UnsafeRawPointer) -> Void
@@ -118,14 +121,29 @@ typealias _InjectEnumTag = @convention(c) (UnsafeMutableRawPointer, UInt32, Unsa
 /// `@unchecked Sendable`: written once in `init`, only read after; the readers it holds have
 /// no state.
 final class _EnumPlan: @unchecked Sendable {
-  let metadata: UnsafeRawPointer
-  let inject: _InjectEnumTag
+  /// The enum's metadata and its value witness that sets a case's tag (A7); nil for a
+  /// `WireCodable` enum, whose cases have builders.
+  let metadata: UnsafeRawPointer?
+  let inject: _InjectEnumTag?
   let cases: [_EnumCase]
 
-  init(metadata: UnsafeRawPointer, inject: _InjectEnumTag, cases: [_EnumCase]) {
+  init(metadata: UnsafeRawPointer?, inject: _InjectEnumTag?, cases: [_EnumCase]) {
     self.metadata = metadata
     self.inject = inject
     self.cases = cases
+  }
+
+  /// Builds `enumCase` at `result`, its payload read by `fill` (into `result` itself for a plan
+  /// read from metadata, into scratch memory for a `WireCodable` one); false (nothing
+  /// initialized) when `fill` fails.
+  @inline(__always)
+  func make(_ enumCase: _EnumCase, into result: UnsafeMutableRawPointer, _ fill: (UnsafeMutableRawPointer) -> Bool)
+    -> Bool
+  {
+    if let builder = enumCase.builder { return builder.make(into: result, fill) }
+    guard fill(result) else { return false }
+    inject.unsafelyUnwrapped(result, enumCase.tag, metadata.unsafelyUnwrapped)
+    return true
   }
 
   /// The case named `name`.
@@ -156,11 +174,18 @@ let _enumPlans = _PlanTable<_EnumPlan>()
 /// The state of `T`, reading its plan the first time.
 func _enumState<T: Decodable>(_ type: T.Type) -> _EnumState {
   _enumPlans.state(of: T.self) {
-    guard T.self is any SynthesizedCodable.Type, _wireFastPaths, let plan = _rawEnumPlan(T.self),
+    // A `WireCodable` enum: the plan of its shape (no metadata read), trusted from the first value.
+    if let wire = _wireShaped(T.self) {
+      guard _wireFastPathsRequested, let plan = wire._wireEnumPlan else { return nil }
+      return (plan, true)
+    }
+    guard T.self is any SynthesizedCodable.Type, _wireFastPaths else { return nil }
+    _recordLayoutRead(T.self)
+    guard let plan = _rawEnumPlan(T.self),
       // The names `init(from:)` takes (found by probing it) are the cases' names: no renamed keys.
       Set(_caseNames(of: T.self)) == Set(plan.cases.map(\.name))
     else { return nil }
-    return plan
+    return (plan, false)
   }
 }
 
@@ -199,10 +224,9 @@ extension _DecoderImpl {
     default:
       return false
     }
-    let target = UnsafeMutableRawPointer(result)
-    guard readPayload(payload, enumCase, into: target) else { return false }
-    plan.inject(target, enumCase.tag, plan.metadata)
-    return true
+    return plan.make(enumCase, into: UnsafeMutableRawPointer(result)) { target in
+      readPayload(payload, enumCase, into: target)
+    }
   }
 
   /// Initializes the payload of `enumCase` at `target` from `payload` (nil: a bare string).
@@ -298,8 +322,7 @@ func _decodeSmallEnum<T>(_ bytes: UnsafeRawBufferPointer, plan: _EnumPlan, into 
     guard let name = simpleBytes() else { return false }
     skipSpace()
     guard i == end, let index = plan.find(utf8: name), plan.cases[index].kind == .none else { return false }
-    plan.inject(UnsafeMutableRawPointer(result), plan.cases[index].tag, plan.metadata)
-    return true
+    return plan.make(plan.cases[index], into: UnsafeMutableRawPointer(result)) { _ in true }
   }
   guard base[i] == UInt8(ascii: "{") else { return false }
   i += 1
@@ -354,8 +377,7 @@ func _decodeSmallEnum<T>(_ bytes: UnsafeRawBufferPointer, plan: _EnumPlan, into 
   i += 1
   skipSpace()
   guard i == end else { return false }
-  let target = UnsafeMutableRawPointer(result)
-  guard reader.readScalar(value, into: target) else { return false }
-  plan.inject(target, found.tag, plan.metadata)
-  return true
+  return plan.make(found, into: UnsafeMutableRawPointer(result)) { target in
+    reader.readScalar(value, into: target + found.elements[0].offset)
+  }
 }

@@ -120,12 +120,15 @@ final class _PlanTable<Plan: AnyObject & Sendable>: @unchecked Sendable {
   /// reports them as lost); here they are plain references.
   private var plans: [Plan] = []
 
-  /// The state of `type`, from `make` (called outside the lock) the first time.
-  func state(of type: Any.Type, make: () -> Plan?) -> _PlanState<Plan> {
+  /// The state of `type`, from `make` (called outside the lock) the first time: its plan and
+  /// whether it is trusted from the start (a `WireCodable` type's) or checked first.
+  func state(of type: Any.Type, make: () -> (plan: Plan, trusted: Bool)?) -> _PlanState<Plan> {
     let id = ObjectIdentifier(type)
     if let known = _withWireTables({ states[id] }) { return known }
-    let plan = make()
-    let state: _PlanState<Plan> = plan.map { .checking($0, left: _directChecks) } ?? .unsupported
+    let made = make()
+    let plan = made?.plan
+    let state: _PlanState<Plan> =
+      made.map { $0.trusted ? .trusted($0.plan) : .checking($0.plan, left: _directChecks) } ?? .unsupported
     return _withWireTables {
       if let raced = states[id] { return raced }
       if let plan { plans.append(plan) }
@@ -158,7 +161,14 @@ func _withWireTables<R>(_ body: () -> R) -> R {
 
 /// The state of `T`, building its plan the first time.
 func _directState<T>(_ type: T.Type) -> _DirectState {
-  _directPlans.state(of: T.self) { _directPlan(T.self) }
+  _directPlans.state(of: T.self) {
+    // A `WireCodable` struct: the plan of its shape, trusted from the first value.
+    if let wire = _wireShaped(T.self) {
+      guard _wireFastPathsRequested, let plan = wire._wireDirectPlan else { return nil }
+      return (plan, true)
+    }
+    return _directPlan(T.self).map { ($0, false) }
+  }
 }
 
 /// Records whether the direct path wrote what `encode(to:)` wrote for a value of `T`.
@@ -166,11 +176,22 @@ func _directChecked<T>(_ type: T.Type, agreed: Bool) {
   _directPlans.checked(T.self, agreed: agreed)
 }
 
+/// The types whose layout the codec read from the runtime (a struct's fields by
+/// `_forEachField`, an enum's cases by A7): for tests, which check that no `WireCodable` type is
+/// among them. Read and written only inside `_withWireTables`.
+nonisolated(unsafe) var _layoutReadTypes: Set<ObjectIdentifier> = []
+
+/// Records that the layout of `type` is about to be read from the runtime.
+func _recordLayoutRead(_ type: Any.Type) {
+  _withWireTables { _ = _layoutReadTypes.insert(ObjectIdentifier(type)) }
+}
+
 /// The plan of a `SynthesizedCodable` struct, or nil.
 func _directPlan<T>(_ type: T.Type) -> _DirectPlan? {
   guard _wireFastPaths, T.self is any SynthesizedCodable.Type, _metadataKind(T.self) == _metadataKindStruct else {
     return nil
   }
+  _recordLayoutRead(T.self)
   var parts: [(name: String, offset: Int, type: Any.Type, kind: _DirectKind, writer: _DirectWriter?)] = []
   var readable = true
   let walked = _forEachField(of: T.self) { name, offset, fieldType, _ in

@@ -1,9 +1,11 @@
 import ReducerKit
-import ReducerKitFFI  // SynthesizedCodable
+import ReducerKitFFI
+import ReducerKitMacros  // @Wire
 
 /// A user's feature: two teams' scores, saved through a host endpoint.
 public struct Scoreboard: Reducer {
-  public struct State: SynthesizedCodable, Equatable, Sendable {
+  @Wire
+  public struct State: Codable, Equatable, Sendable {
     public var home = 0
     public var away = 0
     public var log: [String] = []
@@ -14,7 +16,8 @@ public struct Scoreboard: Reducer {
 
   public enum Team: String, Codable, CaseIterable, Sendable { case home, away }
 
-  public enum Action: SynthesizedCodable, Equatable, Sendable {
+  @Wire
+  public enum Action: Codable, Equatable, Sendable {
     case score(team: Team, points: Int)
     case reset
     /// Saves the score through the `saveScore` endpoint.

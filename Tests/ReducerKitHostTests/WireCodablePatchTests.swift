@@ -1,0 +1,101 @@
+import Foundation
+import ReducerKit
+@testable import ReducerKitHost
+@testable import ReducerKitWire
+import Testing
+
+/// The patch engine on a `WireCodable` state (conformances written by hand, as `@Wire` writes
+/// them): property by property from the first diff, no whole-state encode to check a plan
+/// first, and the same patches as the general differ (`REDUCERKIT_WIRE_CHECK=1` compares them).
+@Suite struct WireCodablePatchTests {
+  struct Item: Codable, Equatable, Identifiable, Sendable {
+    var id: Int
+    var name: String
+    var done = false
+  }
+
+  struct Doc: Codable, Equatable, Sendable {
+    var items: [Item] = []
+    var tracked: TrackedArray<Item> = []
+    var inner: Item? = nil
+    var mode: Mode = .idle
+    var title = ""
+  }
+
+  enum Mode: Codable, Equatable, Sendable {
+    case idle
+    case loading(id: Int)
+    case failed(String)
+  }
+
+  /// A reducer whose action is the next state.
+  struct Replace: Reducer {
+    func reduce(into state: inout Doc, action: Doc) -> Effect<Doc> {
+      state = action
+      return .none
+    }
+  }
+
+  @Test func patchesAreDirectFromTheFirstSend() throws {
+    let store = HostStore(initialState: Doc(), reducer: Replace(), options: StoreOptions(), provided: [])
+    var doc = Doc()
+    var json = try InPlacePatchTests.json(doc)
+    var version = try InPlacePatchTests.patch(store, since: 0).version
+    var random = SplitMix64(seed: 26)
+    let fastPaths = ProcessInfo.processInfo.environment["REDUCERKIT_WIRE_FAST_PATHS"] != "0"
+    // Settled when the store started its patches, before any send.
+    #expect(InPlacePatchTests.isDirect(store) == fastPaths)
+    for step in 0..<40 {
+      switch random.next() % 6 {
+      case 0: doc.items.append(Item(id: step, name: "n/~\(step)"))
+      case 1 where !doc.items.isEmpty: doc.items[Int(random.next() % UInt64(doc.items.count))].done.toggle()
+      case 2: doc.tracked.append(Item(id: step, name: "é\"\(step)"))
+      case 3: doc.inner = random.next() % 3 == 0 ? nil : Item(id: step, name: "i")
+      case 4: doc.mode = [Mode.idle, .loading(id: step), .failed("e")][Int(random.next() % 3)]
+      default: doc.title += "x"
+      }
+      try InPlacePatchTests.send(store, Array(try WireEncoder(explicitNulls: true).encode(doc)))
+      let (patch, next) = try InPlacePatchTests.patch(store, since: version)
+      json = try PatchTests.apply(try parseJSON(patch), to: json)
+      #expect(PatchTests.normalized(json) == PatchTests.normalized(try InPlacePatchTests.json(doc)), "step \(step)")
+      version = next
+      // Settled on the first diff: no sampling.
+      #expect(InPlacePatchTests.isDirect(store) == fastPaths, "step \(step)")
+    }
+    for type in [Doc.self, Item.self] as [Any.Type] {
+      #expect(!_withWireTables { _layoutReadTypes.contains(ObjectIdentifier(type)) }, "\(type)")
+    }
+  }
+}
+
+extension WireCodablePatchTests.Item: ReducerKitWire.WireCodable {
+  static var _wireShape: ReducerKitWire._WireShape<Self> {
+    .struct([
+      .init("id", \Self.id),
+      .init("name", \Self.name),
+      .init("done", \Self.done),
+    ])
+  }
+}
+
+extension WireCodablePatchTests.Doc: ReducerKitWire.WireCodable {
+  static var _wireShape: ReducerKitWire._WireShape<Self> {
+    .struct([
+      .init("items", \Self.items),
+      .init("tracked", \Self.tracked),
+      .init("inner", ifPresent: \Self.inner),
+      .init("mode", \Self.mode),
+      .init("title", \Self.title),
+    ])
+  }
+}
+
+extension WireCodablePatchTests.Mode: ReducerKitWire.WireCodable {
+  static var _wireShape: ReducerKitWire._WireShape<Self> {
+    .enum([
+      .unit("idle") { .idle },
+      .init("loading", labels: ["id"], [.init(Int.self)]) { p in .loading(id: p.take(Int.self)) },
+      .init("failed", labels: [nil], [.init(String.self)]) { p in .failed(p.take(String.self)) },
+    ])
+  }
+}

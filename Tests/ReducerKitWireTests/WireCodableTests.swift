@@ -1,0 +1,288 @@
+import Testing
+@testable import ReducerKitWire
+
+// `WireCodable` types: the codec reads them from the shape their conformance gives (here
+// written by hand, exactly as `@Wire` writes it), never from the runtime's layout, and trusts
+// them from their first value. Their JSON, values and errors must be the reference codec's.
+
+struct WTodo: Codable, Equatable, Sendable {
+  var id: Int
+  var title: String
+  var isComplete: Bool
+}
+
+extension WTodo: ReducerKitWire.WireCodable {
+  static var _wireShape: ReducerKitWire._WireShape<Self> {
+    .struct([
+      .init("id", \Self.id),
+      .init("title", \Self.title),
+      .init("isComplete", \Self.isComplete),
+    ])
+  }
+}
+
+struct WBox<Value: Codable & Equatable & Sendable>: Codable, Equatable, Sendable {
+  var value: Value
+  var values: [Value]
+  var maybe: Value?
+  var score: Double
+  var `default`: Int8
+  var naïve: String
+}
+
+extension WBox: ReducerKitWire.WireCodable {
+  static var _wireShape: ReducerKitWire._WireShape<Self> {
+    .struct([
+      .init("value", \Self.value),
+      .init("values", \Self.values),
+      .init("maybe", ifPresent: \Self.maybe),
+      .init("score", \Self.score),
+      .init("default", \Self.`default`),
+      .init("naïve", \Self.naïve),
+    ])
+  }
+}
+
+enum WAction: Codable, Equatable, Sendable {
+  case increment
+  case `default`
+  case setCount(Int)
+  case rename(String)
+  case flag(Bool)
+  case scale(Double)
+  case addTodo(title: String)
+  case move(Int, Int)
+  case pair(Int, label: String)
+  case note(String?)
+  case todo(WTodo)
+  case nested(CounterAction)
+  case filter(Filter)
+  case list([Int])
+  case café(ü: Int)
+}
+
+extension WAction: ReducerKitWire.WireCodable {
+  static var _wireShape: ReducerKitWire._WireShape<Self> {
+    .enum([
+      .unit("increment") { .increment },
+      .unit("default") { .`default` },
+      .init("setCount", labels: [nil], [.init(Int.self)]) { p in .setCount(p.take(Int.self)) },
+      .init("rename", labels: [nil], [.init(String.self)]) { p in .rename(p.take(String.self)) },
+      .init("flag", labels: [nil], [.init(Bool.self)]) { p in .flag(p.take(Bool.self)) },
+      .init("scale", labels: [nil], [.init(Double.self)]) { p in .scale(p.take(Double.self)) },
+      .init("addTodo", labels: ["title"], [.init(String.self)]) { p in .addTodo(title: p.take(String.self)) },
+      .init("move", labels: [nil, nil], [.init(Int.self), .init(Int.self)]) { p in
+        .move(p.take(Int.self), p.take(Int.self))
+      },
+      .init("pair", labels: [nil, "label"], [.init(Int.self), .init(String.self)]) { p in
+        .pair(p.take(Int.self), label: p.take(String.self))
+      },
+      .init("note", labels: [nil], [.init(String?.self)]) { p in .note(p.take(String?.self)) },
+      .init("todo", labels: [nil], [.init(WTodo.self)]) { p in .todo(p.take(WTodo.self)) },
+      .init("nested", labels: [nil], [.init(CounterAction.self)]) { p in .nested(p.take(CounterAction.self)) },
+      .init("filter", labels: [nil], [.init(Filter.self)]) { p in .filter(p.take(Filter.self)) },
+      .init("list", labels: [nil], [.init([Int].self)]) { p in .list(p.take([Int].self)) },
+      .init("café", labels: ["ü"], [.init(Int.self)]) { p in .café(ü: p.take(Int.self)) },
+    ])
+  }
+}
+
+enum WGeneric<Value: Codable & Equatable & Sendable>: Codable, Equatable, Sendable {
+  case empty
+  case one(Value)
+  case two(Value, count: Int)
+}
+
+extension WGeneric: ReducerKitWire.WireCodable {
+  static var _wireShape: ReducerKitWire._WireShape<Self> {
+    .enum([
+      .unit("empty") { .empty },
+      .init("one", labels: [nil], [.init(Value.self)]) { p in .one(p.take(Value.self)) },
+      .init("two", labels: [nil, "count"], [.init(Value.self), .init(Int.self)]) { p in
+        .two(p.take(Value.self), count: p.take(Int.self))
+      },
+    ])
+  }
+}
+
+struct WState: Codable, Equatable, Sendable {
+  var todos: [WTodo]
+  var filter: Filter
+  var mode: WGeneric<String>
+  var editing: Int?
+}
+
+extension WState: ReducerKitWire.WireCodable {
+  static var _wireShape: ReducerKitWire._WireShape<Self> {
+    .struct([
+      .init("todos", \Self.todos),
+      .init("filter", \Self.filter),
+      .init("mode", \Self.mode),
+      .init("editing", ifPresent: \Self.editing),
+    ])
+  }
+}
+
+@Suite struct WireCodableTests {
+  var fastPaths: Bool { _wireFastPathsRequested }
+
+  func isTrustedStruct<T>(_ type: T.Type) -> Bool {
+    if case .trusted = _directState(T.self) { return true }
+    return false
+  }
+
+  func isTrustedEnum<T: Decodable>(_ type: T.Type) -> Bool {
+    if case .trusted = _enumState(T.self) { return true }
+    return false
+  }
+
+  func readLayout<T>(_ type: T.Type) -> Bool {
+    _withWireTables { _layoutReadTypes.contains(ObjectIdentifier(T.self)) }
+  }
+
+  /// Trusted before any value was encoded or decoded, and never read from the runtime.
+  @Test func trustedFromTheStartWithoutLayoutReads() {
+    guard fastPaths else { return }
+    #expect(isTrustedStruct(WTodo.self))
+    #expect(isTrustedStruct(WBox<Int>.self))
+    #expect(isTrustedStruct(WBox<WTodo>.self))
+    #expect(isTrustedStruct(WState.self))
+    #expect(isTrustedEnum(WAction.self))
+    #expect(isTrustedEnum(WGeneric<String>.self))
+    #expect(isTrustedEnum(WGeneric<WTodo>.self))
+    for type in [WTodo.self, WBox<Int>.self, WState.self, WAction.self, WGeneric<String>.self] as [Any.Type] {
+      #expect(!_withWireTables { _layoutReadTypes.contains(ObjectIdentifier(type)) }, "\(type)")
+    }
+    #expect(_caseNames(of: WAction.self).first == "increment")
+    #expect(_caseNames(of: WAction.self).last == "café")
+  }
+
+  /// A plain `SynthesizedCodable` type still takes the sampled path (its layout read).
+  @Test func synthesizedCodableKeepsItsPath() throws {
+    guard _wireFastPaths else { return }
+    if case .checking = _directState(DirectNumbers.self) {} else if case .trusted = _directState(DirectNumbers.self) {
+    } else {
+      Issue.record("DirectNumbers has no direct path")
+    }
+    #expect(readLayout(DirectNumbers.self))
+  }
+
+  func expectSameEncoding<T: Encodable>(_ value: T, sourceLocation: SourceLocation = #_sourceLocation) {
+    for nulls in [false, true] {
+      let fast = Result { () throws(WireError) in try WireEncoder(explicitNulls: nulls).encode(value) }
+      let reference = Result { () throws(WireError) in try _referenceEncode(value, explicitNulls: nulls) }
+      switch (fast, reference) {
+      case (.success(let a), .success(let b)):
+        #expect(a == b, "\(String(decoding: a, as: UTF8.self)) != \(String(decoding: b, as: UTF8.self))",
+          sourceLocation: sourceLocation)
+      case (.failure(let a), .failure(let b)):
+        #expect(a == b, sourceLocation: sourceLocation)
+      default:
+        Issue.record("explicitNulls \(nulls): \(fast) versus \(reference)", sourceLocation: sourceLocation)
+      }
+    }
+  }
+
+  func expectSameDecoding<T: Codable>(_ type: T.Type, _ text: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    let fast = Result { () throws(WireError) in
+      try _referenceEncode(try WireDecoder(rootNoun: "action").decode(T.self, from: text), explicitNulls: true)
+    }
+    let reference = Result { () throws(WireError) in
+      let value = try parseJSON(Array(text.utf8), maxDepth: 512)
+      return try _referenceEncode(try _referenceDecode(T.self, from: value, rootNoun: "action"), explicitNulls: true)
+    }
+    switch (fast, reference) {
+    case (.success(let a), .success(let b)):
+      #expect(a == b, "\(text): \(String(decoding: a, as: UTF8.self)) != \(String(decoding: b, as: UTF8.self))",
+        sourceLocation: sourceLocation)
+    case (.failure(let a), .failure(let b)):
+      #expect(a == b, "\(text)", sourceLocation: sourceLocation)
+    default:
+      Issue.record("\(text): \(fast) versus \(reference)", sourceLocation: sourceLocation)
+    }
+  }
+
+  @Test func writesWhatEncodeToWrites() throws {
+    // The first value already takes the direct path: exact bytes from the first encode.
+    #expect(
+      try WireEncoder().encodeToString(WTodo(id: -3, title: "a \"b\"\n", isComplete: true))
+        == #"{"id":-3,"title":"a \"b\"\n","isComplete":true}"#)
+    let box = try WireEncoder().encodeToString(
+      WBox<Int?>(value: nil, values: [1, nil], maybe: .some(nil), score: 0.5, default: -1, naïve: "é"))
+    #expect(box == #"{"value":null,"values":[1,null],"maybe":null,"score":0.5,"default":-1,"naïve":"é"}"#)
+    // A generic property that is an `Optional` here is written by `encode` (`null`), which the
+    // direct path does not do: such a type keeps `encode(to:)`.
+    #expect(!fastPaths || !isTrustedStruct(WBox<Int?>.self))
+    #expect(!fastPaths || isTrustedStruct(WBox<[Int?]>.self))
+    expectSameEncoding(WBox<[Int?]>(value: [nil], values: [[nil, 1]], maybe: [nil], score: 0, default: 0, naïve: ""))
+    for i in 0..<50 {
+      let todo = WTodo(id: i - 25, title: String(repeating: "t", count: i), isComplete: i % 2 == 0)
+      expectSameEncoding(todo)
+      expectSameEncoding(WBox(value: todo, values: [todo, todo], maybe: i % 3 == 0 ? nil : todo, score: Double(i) / 4,
+        default: Int8(i), naïve: "n\(i)"))
+      expectSameEncoding(WBox<Int>(value: i, values: [], maybe: nil, score: 1, default: 0, naïve: ""))
+      expectSameEncoding(
+        WState(todos: [todo], filter: .active, mode: i % 2 == 0 ? .empty : .two("x", count: i), editing: i % 4 == 0 ? i : nil))
+      expectSameEncoding([WAction.increment, .default, .move(i, -i), .café(ü: i), .note(nil), .todo(todo)])
+    }
+    // Errors are the reference's (a non-finite Double, with its path).
+    expectSameEncoding(WBox<Int>(value: 1, values: [], maybe: nil, score: .infinity, default: 0, naïve: ""))
+    expectSameEncoding([WBox<Double>(value: 1, values: [2, .nan], maybe: nil, score: 0, default: 0, naïve: "")])
+  }
+
+  @Test func readsWhatInitFromReads() throws {
+    let valid = [
+      #""increment""#, #""default""#, #"{"default": {}}"#, #"{"increment":null}"#, #"{"setCount": 5}"#,
+      #"{"setCount":-12}"#, #"{"rename": "Milk"}"#, #"{"flag": true}"#, #"{"scale": 2.5}"#, #"{"scale": 3}"#,
+      #"{"addTodo": {"title": "x"}}"#, #"{"move": [1, 2]}"#, #"{"pair": {"_0": 1, "label": "l"}}"#,
+      #"{"note": null}"#, #"{"note": "n"}"#, #"{"todo": {"id": 1, "title": "t", "isComplete": false}}"#,
+      #"{"nested": {"setCount": 3}}"#, #"{"nested": "increment"}"#, #"{"filter": "active"}"#, #"{"list": [1, 2, 3]}"#,
+      #"{"café": {"ü": 4}}"#,
+    ]
+    let tricky = [
+      #"  {  "setCount"  :  7  }  "#, "\n\"increment\"\t", #"{"setCount": 01}"#, #"{"setCount": -0}"#,
+      #"{"setCount": 1.0}"#, #"{"setCount": 1.5}"#, #"{"setCount": 1e2}"#, #"{"setCount": 123456789012345678}"#,
+      #"{"setCount": 99999999999999999999}"#, #"{"setCount": "5"}"#, #"{"setCount": 5} x"#, #"{"setCount": 5,}"#,
+      #"{"setCount": 5, "increment": {}}"#, #"{"setCount"}"#, #"{"rename": "é"}"#, #"{"rename": 5}"#,
+      #"{"flag": null}"#, #""setCount""#, #""incremnt""#, #""""#, #""incr\u0065ment""#, #"{"increment": 1}"#,
+      #"{"move": [1]}"#, #"{"move": [1, 2, 3]}"#, #"{"move": {"_0": 1, "_1": 2}}"#, #"{"addTodo": {"title": "x", "extra": 1}}"#,
+      #"{"addTodo": {}}"#, #"{"pair": [1, "l"]}"#, #"{}"#, "[]", "5", "", "{", #"{"nested": {"setCount": -1.5}}"#,
+      #"{"todo": {"id": 1}}"#, #"{"café": {"u": 4}}"#, #"{"cafe": {"ü": 4}}"#, #"{"move": [1, "2"]}"#,
+    ]
+    for text in valid + tricky { expectSameDecoding(WAction.self, text) }
+    #expect(try WireDecoder().decode(WAction.self, from: #"{"pair": {"_0": 4, "label": "z"}}"#) == .pair(4, label: "z"))
+    #expect(try WireDecoder().decode(WAction.self, from: #"{"café": {"ü": 4}}"#) == .café(ü: 4))
+    #expect(try WireDecoder().decode(WAction.self, from: #""default""#) == .default)
+    #expect(try WireDecoder().decode(WAction.self, from: #"{"move": [3, -4]}"#) == .move(3, -4))
+    for text in [#""empty""#, #"{"one": "s"}"#, #"{"two": {"_0": "t", "count": 2}}"#, #"{"two": {"_0": 1, "count": 2}}"#] {
+      expectSameDecoding(WGeneric<String>.self, text)
+      expectSameDecoding(WGeneric<WTodo>.self, text)
+    }
+    #expect(try WireDecoder().decode(WGeneric<String>.self, from: #"{"two": {"_0": "t", "count": 2}}"#) == .two("t", count: 2))
+    let state = #"{"todos":[{"id":1,"title":"a","isComplete":true}],"filter":"all","mode":{"one":"m"},"editing":null}"#
+    expectSameDecoding(WState.self, state)
+    expectSameDecoding(WState.self, #"{"todos":[],"filter":"none","mode":"empty"}"#)
+  }
+
+  /// A payload that fails half way (the second value) frees the first and leaves the rest to
+  /// `init(from:)`, which reports the error: no leak, no crash, the reference's message.
+  @Test func partialPayloadsAreReleased() {
+    for _ in 0..<100 {
+      expectSameDecoding(WGeneric<[String]>.self, #"{"two": {"_0": ["a", "b"], "count": "x"}}"#)
+      expectSameDecoding(WAction.self, #"{"pair": {"_0": 1, "label": 2}}"#)
+    }
+  }
+
+  @Test func differential() {
+    for (seed, run) in [
+      (1, { _differentialRun(WAction.self, rootNoun: "action", count: 300, seed: 101) }),
+      (2, { _differentialRun(WState.self, rootNoun: "state", count: 300, seed: 102) }),
+      (3, { _differentialRun(WBox<WTodo>.self, rootNoun: "state", count: 300, seed: 103) }),
+      (4, { _differentialRun(WGeneric<Int>.self, rootNoun: "action", count: 300, seed: 104) }),
+    ] as [(Int, () -> ([String], Int))] {
+      let (failures, decoded) = run()
+      #expect(failures.isEmpty, "run \(seed): \(failures.count) disagreements; first: \(failures.first ?? "")")
+      #expect(decoded >= 100, "run \(seed): only \(decoded) decoded")
+    }
+  }
+}
