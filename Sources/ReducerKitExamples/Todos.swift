@@ -62,8 +62,9 @@ public struct Todos: Reducer {
     }
 
     /// `nextID`, or one more than the largest id when that is not below it (one pass, once
-    /// per state made, never per action).
-    private static func aboveEveryID(_ todos: TrackedArray<Todo>, _ nextID: Int) -> Int {
+    /// per state made, and per action only when the todo with id `Int.max` goes away).
+    /// While a todo has id `Int.max`, `nextID` is left as it is (it wrapped around).
+    fileprivate static func aboveEveryID(_ todos: TrackedArray<Todo>, _ nextID: Int) -> Int {
       guard let largest = todos.lazy.map(\.id).max(), largest >= nextID, largest < .max else {
         return nextID
       }
@@ -95,12 +96,10 @@ public struct Todos: Reducer {
   public func reduce(into state: inout State, action: Action) -> Effect<Action> {
     switch action {
     case let .addTodo(title):
-      // O(1): `nextID` is above every id (see `State`). Only after the ids ran up to
-      // `Int.max` does it search for a free one, once per add, in one pass.
+      // `nextID` is above every id (see `State`), so the first try is free; only after the
+      // ids ran up to `Int.max` (nextID wrapped around) does it step to a free one.
       var id = state.nextID
-      if id == .max || state.nextID < (state.todos.last?.id ?? .min) {
-        while state.todos.contains(id: id) { id = id == .max ? .min : id + 1 }
-      }
+      while state.todos.contains(id: id) { id = id == .max ? .min : id + 1 }
       state.todos.append(Todo(id: id, title: title))
       state.nextID = id == .max ? .min : id + 1
       return .none
@@ -108,13 +107,19 @@ public struct Todos: Reducer {
       state.todos[id: id]?.isComplete.toggle()  // O(log n): found by id
       return .none
     case let .delete(id):
-      while state.todos.remove(id: id) != nil {}  // every todo with it (a host may repeat ids)
+      var removed = false
+      while state.todos.remove(id: id) != nil { removed = true }  // a host may repeat ids
+      // Without the todo at `Int.max`, `nextID` is raised above every id again: the state is
+      // then the one a snapshot of it restores (decoding raises it so).
+      if removed, id == .max { state.nextID = State.aboveEveryID(state.todos, state.nextID) }
       return .none
     case let .setFilter(filter):
       state.filter = filter
       return .none
     case .clearCompleted:
+      let removesLargest = state.todos.contains { $0.isComplete && $0.id == .max }
       state.todos.removeAll(where: \.isComplete)
+      if removesLargest { state.nextID = State.aboveEveryID(state.todos, state.nextID) }
       return .none
     }
   }

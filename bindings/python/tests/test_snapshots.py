@@ -203,6 +203,40 @@ from reducerkit import ReducerKitError  # noqa: E402
 from reducerkit.testing import strategies  # noqa: E402
 
 
+MAX = 2**63 - 1
+
+
+@pytest.mark.parametrize("actions", [
+    [{"delete": {"id": MAX}}],
+    [{"toggle": {"id": MAX}}, "clearCompleted"],
+])
+def test_a_todos_snapshot_after_the_largest_id_goes_restores_the_same_state(
+        lib: Library, actions: list[Any]) -> None:
+    # Found by the property test below: with a todo at Int.max, nextID had wrapped; once that
+    # todo went, the live state kept nextID 0 beside id 0, which decoding (so restoring) raised.
+    state = {"todos": [{"id": 0, "title": "", "isComplete": False},
+                       {"id": MAX, "title": "", "isComplete": False}],
+             "filter": "all", "nextID": 0}
+    with Store("todos", initial_state=state, clock="test", library=lib) as store:
+        for action in actions:
+            store.send(action)
+        assert store.state["nextID"] == 1
+        with Store("todos", snapshot=store.snapshot(), clock="test", library=lib) as restored:
+            assert restored.state == store.state
+
+
+def test_adding_a_todo_never_repeats_an_id(lib: Library) -> None:
+    # Int.max first, 0 last: nextID stays 0 (wrapped), and the next todo must not take id 0.
+    state = {"todos": [{"id": MAX, "title": "a", "isComplete": False},
+                       {"id": 0, "title": "b", "isComplete": False}],
+             "filter": "all", "nextID": 0}
+    with Store("todos", initial_state=state, clock="test", library=lib) as store:
+        store.send({"addTodo": {"title": "c"}})
+        store.send({"addTodo": {"title": "d"}})
+        ids = [todo["id"] for todo in store.state["todos"]]
+        assert ids == [MAX, 0, 1, 2]
+
+
 @pytest.mark.parametrize("feature", ["counter", "todos", "search"])
 def test_random_states_survive_a_snapshot(lib: Library, feature: str) -> None:
     @settings(max_examples=40, deadline=None, database=None,
