@@ -263,6 +263,10 @@ extension TrackedArray: Decodable where Element: Decodable {
     vector = _PersistentVector(elements)
     generation = _nextTrackedGeneration()
     idIndex = _IDIndex(generation: 0)
+    // Indexed now, while decoding walks every element anyway: a decoded array is usually a
+    // store's state (a host's initial state, a snapshot), whose first action by id would
+    // otherwise pay for the index (9 ms at 100,000 todos, 14x a steady send).
+    idIndex.withPositions(of: self) { _ in }
   }
 }
 
