@@ -124,6 +124,8 @@ let package = Package(
       dependencies: [
         "ReducerKitMacrosPlugin",
         .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
+        // WireMacroTests (XCTest's assertMacroExpansion).
+        .product(name: "SwiftSyntaxMacrosTestSupport", package: "swift-syntax"),
       ]
     ),
     // Features written in TCA's current idiom, with their TestStore tests.
