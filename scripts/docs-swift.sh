@@ -24,7 +24,12 @@ cd "$root"
 bin=$("$swift" build --traits IdentifiedCollections --show-bin-path)
 args=(-target "$(uname -m)-unknown-linux-gnu" -I "$bin/Modules" -module-cache-path "$bin/ModuleCache"
       -minimum-access-level public -omit-extension-block-symbols)
-for map in "$bin"/*.build/module.modulemap; do args+=(-Xcc "-fmodule-map-file=$map"); done
+# The target's module maps only: a package with a macro also builds its C modules for the host
+# (`NAME-tool.build`), and two maps of one module are a redefinition the extractor stops on.
+for map in "$bin"/*.build/module.modulemap; do
+  case $map in *-tool.build/module.modulemap) continue ;; esac
+  args+=(-Xcc "-fmodule-map-file=$map")
+done
 for include in Sources/*/include; do args+=(-Xcc -I -Xcc "$root/$include"); done
 
 mkdir -p "$out"
