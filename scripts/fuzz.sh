@@ -40,9 +40,11 @@ if [ ! -x "$out/fuzz_json" ] || [ -n "$(find $wire_sources $platform_sources Tes
     "$out/shims.o" "$out/platform.o" -o "$out/fuzz_json"
 fi
 
-# The C harnesses drive the library built with ASan and coverage.
+# The C harnesses drive the library built with ASan and coverage. Linked with lld: the flags
+# reach the macro plugin's executable too (the shipped features use @Wire), and gold stopped
+# on it with an internal error.
 "$SWIFT" build -c release --sanitize=address --scratch-path .build-fuzz-lib --product reducerkit \
-  -Xswiftc -sanitize=fuzzer
+  -Xswiftc -sanitize=fuzzer -Xswiftc -use-ld=lld
 for f in $fuzzers; do
   n=${f#fuzz_}
   if [ "$f" != fuzz_json ]; then
