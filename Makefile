@@ -109,11 +109,15 @@ $(BUILD)/reducerkit-check: tools/reducerkit-check.c tools/json_mini.h include/re
 # ---- Suites -------------------------------------------------------------------------------
 
 # The Swift tests, then the Wire tests on the reference codec (fast paths off), then every test
-# with each encode and decode run by both codecs and compared.
+# with each encode and decode run by both codecs and compared, then the stack guard's tests alone.
 test-swift:
 	$(SWIFT) build --build-tests $(SWIFT_TRAITS) && $(SWIFT) test --skip-build $(SWIFT_TRAITS)
 	REDUCERKIT_WIRE_FAST_PATHS=0 $(SWIFT) test --skip-build $(SWIFT_TRAITS) --filter ReducerKitWireTests
 	REDUCERKIT_WIRE_CHECK=1 $(SWIFT) test --skip-build $(SWIFT_TRAITS)
+	# The stack guard alone in fresh processes: nothing warm yet (the first error on a thread
+	# instantiates runtime metadata), where the whole run had hidden a crash.
+	for mode in FAST_PATHS=1 FAST_PATHS=0 CHECK=1; do \
+	  env REDUCERKIT_WIRE_$$mode $(SWIFT) test --skip-build $(SWIFT_TRAITS) --filter StackTests || exit 1; done
 
 $(BUILD)/c/%: Tests/c/%.c Tests/c/rk_test.h tools/json_mini.h tools/reducerkit-check.c include/reducerkit.h $(LIB)
 	@mkdir -p $(BUILD)/c

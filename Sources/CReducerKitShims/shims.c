@@ -17,7 +17,22 @@ void *rk_shim_find_symbol(const char *name) {
     return dlsym(RTLD_DEFAULT, name);
 }
 
+static uintptr_t stack_lower_bound_uncached(void);
+
+/* A thread's stack does not move: read it once per thread (pthread_getattr_np reads
+ * /proc/self/maps for the main thread). 0 means not read yet; 1 means unknown. */
+static __thread uintptr_t cached_stack_lower_bound;
+
 uintptr_t rk_shim_stack_lower_bound(void) {
+    uintptr_t bound = cached_stack_lower_bound;
+    if (bound == 0) {
+        bound = stack_lower_bound_uncached();
+        cached_stack_lower_bound = bound == 0 ? 1 : bound;
+    }
+    return bound == 1 ? 0 : bound;
+}
+
+static uintptr_t stack_lower_bound_uncached(void) {
 #if defined(__APPLE__)
     pthread_t self = pthread_self();
     uintptr_t top = (uintptr_t)pthread_get_stackaddr_np(self);

@@ -12,7 +12,7 @@
 void *rk_shim_find_symbol(const char *name);
 
 /* The lowest usable address of the calling thread's stack (above its guard pages), or 0 when
-   unknown. Stacks grow down. */
+   unknown. Stacks grow down. Read once per thread, then cached. */
 uintptr_t rk_shim_stack_lower_bound(void);
 
 /* How many times this process is a fork() child of a process that had loaded the library:

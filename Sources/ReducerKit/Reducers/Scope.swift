@@ -19,6 +19,14 @@ where Child.Action: Sendable {
   @usableFromInline let toChildAction: _ActionPath<ParentAction, Child.Action>
   @usableFromInline let child: Child
 
+  /// The one initializer the public ones call.
+  @inlinable
+  init(_ toChildState: StatePath, _ toChildAction: _ActionPath<ParentAction, Child.Action>, _ child: Child) {
+    self.toChildState = toChildState
+    self.toChildAction = toChildAction
+    self.child = child
+  }
+
   /// Scopes to a stored child state and a child action case (as a case path).
   @inlinable
   public init<ChildState, ChildAction>(
@@ -26,9 +34,7 @@ where Child.Action: Sendable {
     action toChildAction: AnyCasePath<ParentAction, ChildAction>,
     @ReducerBuilder<ChildState, ChildAction> child: () -> Child
   ) where ChildState == Child.State, ChildAction == Child.Action {
-    self.toChildState = .keyPath(toChildState)
-    self.toChildAction = _ActionPath(toChildAction)
-    self.child = child()
+    self.init(.keyPath(toChildState), _ActionPath(toChildAction), child())
   }
 
   /// Scopes to a stored child state and a child action (as a key path to an optional
@@ -39,9 +45,7 @@ where Child.Action: Sendable {
     action toChildAction: WritableKeyPath<ParentAction, ChildAction?> & Sendable,
     @ReducerBuilder<ChildState, ChildAction> child: () -> Child
   ) where ChildState == Child.State, ChildAction == Child.Action {
-    self.toChildState = .keyPath(toChildState)
-    self.toChildAction = _ActionPath(toChildAction)
-    self.child = child()
+    self.init(.keyPath(toChildState), _ActionPath(toChildAction), child())
   }
 
   /// Scopes to one case of an enum state. The child runs only while the state is that case;
@@ -53,9 +57,7 @@ where Child.Action: Sendable {
     action toChildAction: AnyCasePath<ParentAction, ChildAction>,
     @ReducerBuilder<ChildState, ChildAction> child: () -> Child
   ) where ChildState == Child.State, ChildAction == Child.Action {
-    self.toChildState = .casePath(toChildState)
-    self.toChildAction = _ActionPath(toChildAction)
-    self.child = child()
+    self.init(.casePath(toChildState), _ActionPath(toChildAction), child())
   }
 
   /// Scopes to one case of an enum state, with a key-path child action.
@@ -65,9 +67,7 @@ where Child.Action: Sendable {
     action toChildAction: WritableKeyPath<ParentAction, ChildAction?> & Sendable,
     @ReducerBuilder<ChildState, ChildAction> child: () -> Child
   ) where ChildState == Child.State, ChildAction == Child.Action {
-    self.toChildState = .casePath(toChildState)
-    self.toChildAction = _ActionPath(toChildAction)
-    self.child = child()
+    self.init(.casePath(toChildState), _ActionPath(toChildAction), child())
   }
 
   /// Scopes to a stored child state and a child action case, by case key path (TCA's
@@ -78,9 +78,7 @@ where Child.Action: Sendable {
     action toChildAction: CaseKeyPath<ParentAction, ChildAction>,
     @ReducerBuilder<ChildState, ChildAction> child: () -> Child
   ) where ChildState == Child.State, ChildAction == Child.Action {
-    self.toChildState = .keyPath(toChildState)
-    self.toChildAction = _ActionPath(toChildAction)
-    self.child = child()
+    self.init(.keyPath(toChildState), _ActionPath(toChildAction), child())
   }
 
   /// Scopes to a stored child state and a child action case, by case key path, in TCA's newest
@@ -92,9 +90,7 @@ where Child.Action: Sendable {
     action toChildAction: CaseKeyPath<ParentAction, ChildAction>,
     @ReducerBuilder<ChildState, ChildAction> _ child: () -> Child
   ) where ChildState == Child.State, ChildAction == Child.Action {
-    self.toChildState = .keyPath(toChildState)
-    self.toChildAction = _ActionPath(toChildAction)
-    self.child = child()
+    self.init(.keyPath(toChildState), _ActionPath(toChildAction), child())
   }
 
   /// Scopes to one case of an enum state, by case key paths, in TCA's newest spelling
@@ -105,9 +101,7 @@ where Child.Action: Sendable {
     action toChildAction: CaseKeyPath<ParentAction, ChildAction>,
     @ReducerBuilder<ChildState, ChildAction> _ child: () -> Child
   ) where ChildState == Child.State, ChildAction == Child.Action {
-    self.toChildState = .casePath(AnyCasePath(toChildState))
-    self.toChildAction = _ActionPath(toChildAction)
-    self.child = child()
+    self.init(.casePath(AnyCasePath(toChildState)), _ActionPath(toChildAction), child())
   }
 
   /// Scopes to one case of an enum state, by case key paths:
@@ -119,9 +113,7 @@ where Child.Action: Sendable {
     action toChildAction: CaseKeyPath<ParentAction, ChildAction>,
     @ReducerBuilder<ChildState, ChildAction> child: () -> Child
   ) where ChildState == Child.State, ChildAction == Child.Action {
-    self.toChildState = .casePath(AnyCasePath(toChildState))
-    self.toChildAction = _ActionPath(toChildAction)
-    self.child = child()
+    self.init(.casePath(AnyCasePath(toChildState)), _ActionPath(toChildAction), child())
   }
 
   @inlinable

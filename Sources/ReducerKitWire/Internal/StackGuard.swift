@@ -6,8 +6,11 @@
 
 import CReducerKitShims
 
-/// Below this path depth the decoder never checks the stack (no cost for ordinary data).
-let _stackCheckDepth = 8
+/// Below this path depth the decoder never checks the stack (no cost for a flat action).
+/// Low, because the check only keeps `_stackReserve` free if it runs before the stack is
+/// spent: a debug build uses ~3.4 KB of stack per level, so the first eight levels alone
+/// took half of a 64 KB thread stack before the check first ran.
+let _stackCheckDepth = 2
 
 /// The stack the decoder keeps free for what runs after a check: the next level, building
 /// error messages (which may instantiate Swift runtime metadata, tens of KB the first time),
@@ -15,8 +18,8 @@ let _stackCheckDepth = 8
 let _stackReserve: UInt = 32 * 1024
 
 /// The lowest usable address of the calling thread's stack (stacks grow down), or 0 when
-/// it cannot be known. Costs a system call or two: called once per decode, only for deep
-/// input.
+/// it cannot be known. Read once per thread (the shim caches it); called once per decode
+/// that reaches `_stackCheckDepth`.
 func _stackLowerBound() -> UInt {
   UInt(rk_shim_stack_lower_bound())
 }

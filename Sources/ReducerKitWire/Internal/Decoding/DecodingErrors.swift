@@ -25,7 +25,9 @@ func _checkDecodingStack<T>(
     message: "\(_typeName(T.self)) values nested too deeply for the calling thread's stack at \(rendered) "
       + "(\(depth) levels); decode on a thread with a larger stack")
   throw DecodingError.dataCorrupted(
-    .init(codingPath: entries.map(\.key), debugDescription: wire.message, underlyingError: wire))
+    // A closure, not `\.key`: a key path's class metadata is instantiated on first use, and
+    // that takes more stack than is left here.
+    .init(codingPath: entries.map { $0.key }, debugDescription: wire.message, underlyingError: wire))
 }
 
 /// Rejects a key of `members` that `Key` does not know (struct fields, case payloads). Keys
