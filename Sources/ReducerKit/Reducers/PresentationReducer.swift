@@ -106,7 +106,8 @@ extension Case {
 extension Reducer where Action: Sendable {
   /// Runs `destination` on presented child state while it is non-nil, before this reducer,
   /// and handles `.dismiss` (the parent sees it, then the child's state becomes nil and its
-  /// effects are cancelled).
+  /// effects are cancelled). The child's effects can send that `.dismiss` with
+  /// `@Dependency(\.dismiss)` (see ``DismissEffect``).
   ///
   /// ```swift
   /// Reduce { state, action in … }
@@ -117,18 +118,19 @@ extension Reducer where Action: Sendable {
     _ toPresentationState: WritableKeyPath<State, PresentationState<DestinationState>>,
     action toPresentationAction: CaseKeyPath<Action, PresentationAction<DestinationAction>>,
     @ReducerBuilder<DestinationState, DestinationAction> destination: () -> Destination
-  ) -> _IfLetReducer<_PresentationReducer<Self, DestinationState, DestinationAction>, Destination>
+  ) -> _IfLetReducer<_PresentationReducer<Self, DestinationState, DestinationAction>, _PresentedReducer<Destination>>
   where Destination.State == DestinationState, Destination.Action == DestinationAction {
     let toState = toPresentationState.appending(path: \.wrappedValue)
     let toAction = AnyCasePath(toPresentationAction)
     return _IfLetReducer(
       parent: _PresentationReducer(base: self, toState: toState, toAction: toAction),
-      child: destination(), toChildState: toState,
+      child: _PresentedReducer(destination: destination()), toChildState: toState,
       toChildAction: _ActionPath(
         AnyCasePath(
-          embed: { toAction.embed(.presented($0)) },
+          embed: { toAction.embed($0) },
           extract: {
-            if case let .presented(action)? = toAction.extract(from: $0) { action } else { nil }
+            // `.dismiss` is the parent's: reported only if it comes while nothing is shown.
+            if case let .presented(action)? = toAction.extract(from: $0) { .presented(action) } else { nil }
           })))
   }
 
@@ -143,7 +145,7 @@ extension Reducer where Action: Sendable {
     action toPresentationAction: CaseKeyPath<Action, PresentationAction<DestinationAction>>
   ) -> _IfLetReducer<
     _PresentationReducer<Self, DestinationState, DestinationAction>,
-    DestinationState.StateReducer.CaseBody
+    _PresentedReducer<DestinationState.StateReducer.CaseBody>
   > where DestinationState.StateReducer.Action == DestinationAction {
     ifLet(toPresentationState, action: toPresentationAction) {
       DestinationState.StateReducer.body
@@ -175,5 +177,23 @@ public struct _PresentationReducer<Base: Reducer, DestinationState, DestinationA
       state[keyPath: toState] = nil
     }
     return effect
+  }
+}
+
+/// A presented child as `ifLet(_:action:destination:)` runs it: its effects send
+/// `.presented(action)`, and `@Dependency(\.dismiss)` in them sends `.dismiss`.
+public struct _PresentedReducer<Destination: Reducer>: Reducer {
+  @usableFromInline let destination: Destination
+
+  @inlinable init(destination: Destination) { self.destination = destination }
+
+  @inlinable
+  public func reduce(
+    into state: inout Destination.State, action: PresentationAction<Destination.Action>
+  ) -> Effect<PresentationAction<Destination.Action>> {
+    guard case let .presented(action) = action else { return .none }
+    let effect = destination.reduce(into: &state, action: action)
+    if effect.isNone { return .none }
+    return effect.map { .presented($0) }._dismissing { .dismiss }
   }
 }

@@ -291,7 +291,8 @@ extension Case {
 extension Reducer where Action: Sendable {
   /// Runs `destination` on the element of a navigation stack that an action addresses, before
   /// this reducer; handles `.push` and `.popFrom` after it, and cancels the effects of every
-  /// element that leaves the stack.
+  /// element that leaves the stack. An element's effects can pop it with
+  /// `@Dependency(\.dismiss)` (see ``DismissEffect``).
   ///
   /// ```swift
   /// Reduce { state, action in … }
@@ -399,7 +400,9 @@ where Parent.Action: Sendable, Destination.Action: Sendable {
     let effect = destination.reduce(into: &state[keyPath: toStackState][index], action: elementAction)
     if effect.isNone { return .none }
     let toStackAction = toStackAction
-    return effect._scoped(to: _component(id)).map { toStackAction.embed(.element(id: id, action: $0)) }
+    return effect._scoped(to: _component(id))
+      .map { toStackAction.embed(.element(id: id, action: $0)) }
+      ._dismissing { toStackAction.embed(.popFrom(id: id)) }
   }
 
   @inlinable

@@ -3,8 +3,9 @@ import ReducerKitMacros
 
 /// A navigation stack in TCA's idiom: `StackState` of a `@Reducer enum`'s states,
 /// `StackActionOf<Path>`, `forEach(\.path, action: \.path)` without a closure, pushes from the
-/// parent and from a screen's action, `pop(to:)`, `removeAll()`, and a screen with a timer
-/// whose effect ends when the screen is popped.
+/// parent and from a screen's action, `pop(to:)`, `removeAll()`, a screen with a timer
+/// whose effect ends when the screen is popped, and a screen that closes itself with
+/// `@Dependency(\.dismiss)`, pushed or presented (`@Presents`).
 @Reducer
 struct NavigationStackFeature {
   @Reducer(state: .equatable)
@@ -16,9 +17,12 @@ struct NavigationStackFeature {
   @ObservableState
   struct State: Equatable {
     var path = StackState<Path.State>()
+    @Presents var about: MenuScreen.State?
   }
 
   enum Action {
+    case about(PresentationAction<MenuScreen.Action>)
+    case aboutButtonTapped
     case backToScreen(id: StackElementID)
     case openMenuAndCounterTapped
     case path(StackActionOf<Path>)
@@ -28,6 +32,13 @@ struct NavigationStackFeature {
   var body: some ReducerOf<Self> {
     Reduce { state, action in
       switch action {
+      case .about:
+        return .none
+
+      case .aboutButtonTapped:
+        state.about = MenuScreen.State()
+        return .none
+
       case let .backToScreen(id):
         state.path.pop(to: id)
         return .none
@@ -54,6 +65,7 @@ struct NavigationStackFeature {
       }
     }
     .forEach(\.path, action: \.path)
+    .ifLet(\.$about, action: \.about) { MenuScreen() }
   }
 }
 
@@ -66,14 +78,19 @@ struct MenuScreen {
   }
 
   enum Action {
+    case closeButtonTapped
     case counterButtonTapped
     case menuButtonTapped
     case onAppear
   }
 
+  @Dependency(\.dismiss) var dismiss
+
   var body: some ReducerOf<Self> {
     Reduce { state, action in
       switch action {
+      case .closeButtonTapped:
+        return .run { _ in await dismiss() }
       case .counterButtonTapped, .menuButtonTapped:
         return .none
       case .onAppear:

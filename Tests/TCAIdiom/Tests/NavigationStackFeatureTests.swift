@@ -75,6 +75,41 @@ struct NavigationStackFeatureTests {
     await clock.advance(by: .seconds(5))
   }
 
+  @Test func aScreenDismissesItselfFromTheStack() async {
+    let store = TestStore(initialState: NavigationStackFeature.State()) {
+      NavigationStackFeature()
+    }
+    await store.send(.openMenuAndCounterTapped) {
+      $0.path = [.menu(MenuScreen.State()), .counter(CounterFeature.State())]
+    }
+    await store.send(\.path[id: 0].menu.closeButtonTapped)
+    await store.receive(\.path.popFrom, 0) {
+      $0.path = StackState()
+    }
+  }
+
+  @Test func aPresentedFeatureDismissesItself() async {
+    let store = TestStore(initialState: NavigationStackFeature.State()) {
+      NavigationStackFeature()
+    }
+    await store.send(.aboutButtonTapped) {
+      $0.about = MenuScreen.State()
+    }
+    await store.send(\.about.closeButtonTapped)
+    await store.receive(\.about.dismiss) {
+      $0.about = nil
+    }
+  }
+
+  @Test func dismissWhereNothingIsPresentedIsReported() async {
+    let store = TestStore(initialState: MenuScreen.State()) {
+      MenuScreen()
+    }
+    await withKnownIssue {
+      await store.send(.closeButtonTapped)
+    }
+  }
+
   @Test func anActionForAScreenNotInTheStackIsReported() async {
     let store = TestStore(initialState: NavigationStackFeature.State()) {
       NavigationStackFeature()

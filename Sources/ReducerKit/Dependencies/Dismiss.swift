@@ -1,0 +1,73 @@
+/// Dismisses the presented feature that calls it, as TCA's `@Dependency(\.dismiss)`: from a
+/// feature presented with `ifLet(\.$destination, action: \.destination)` it sends
+/// `.destination(.dismiss)`; from a screen of a navigation stack (`forEach(\.path, action:
+/// \.path)`) it sends `.path(.popFrom(id:))`. Either way the parent sees the action, then the
+/// feature's state goes and its effects are cancelled.
+///
+/// ```swift
+/// @Dependency(\.dismiss) var dismiss
+/// …
+/// case .closeButtonTapped:
+///   return .run { _ in await dismiss() }
+/// ```
+///
+/// Call it from an effect (it is async). An effect can send nothing after it: the feature is
+/// gone. Called where nothing is presented, it reports a runtime issue (a test fails) and does
+/// nothing.
+public struct DismissEffect: Sendable {
+  @usableFromInline let dismiss: @Sendable () async -> Void
+
+  /// A dismiss that runs `dismiss` (for tests that check a feature dismisses itself alone).
+  public init(_ dismiss: @escaping @Sendable () async -> Void) { self.dismiss = dismiss }
+
+  /// Dismisses the feature.
+  public func callAsFunction() async { await dismiss() }
+}
+
+private enum DismissKey: DependencyKey {
+  static var liveValue: DismissEffect {
+    DismissEffect {
+      _reportRuntimeIssue(
+        "dismiss() was called from a feature that is not presented (not reduced by "
+          + "ifLet(\\.$destination, action:) or forEach over a StackState); nothing was dismissed.")
+    }
+  }
+}
+
+extension DependencyValues {
+  /// Dismisses the presented feature that reads it (see ``DismissEffect``).
+  public var dismiss: DismissEffect {
+    get { self[DismissKey.self] }
+    set { self[DismissKey.self] = newValue }
+  }
+}
+
+extension Effect {
+  /// This effect with `@Dependency(\.dismiss)` sending `dismissAction()` while each of its
+  /// runs works (what a presented child's effects see).
+  @usableFromInline
+  func _dismissing(with dismissAction: @escaping @Sendable () -> Action) -> Self {
+    switch operation {
+    case .none, .send, .cancel:
+      return self
+    case let .run(run):
+      let body = run.operation
+      return Self(
+        operation: .run(
+          .init(
+            id: run.id, priority: run.priority,
+            operation: { send in
+              var values = DependencyValues._current
+              values.dismiss = DismissEffect { await send(dismissAction()) }
+              await DependencyValues._with(values) { await body(send) }
+            })))
+    case let .merge(effects):
+      return Self(operation: .merge(effects.map { $0._dismissing(with: dismissAction) }))
+    case let .concatenate(effects):
+      return Self(operation: .concatenate(effects.map { $0._dismissing(with: dismissAction) }))
+    case let .cancellable(id, cancelInFlight, effect):
+      return Self(
+        operation: .cancellable(id: id, cancelInFlight: cancelInFlight, effect._dismissing(with: dismissAction)))
+    }
+  }
+}
