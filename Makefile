@@ -14,7 +14,8 @@
 #   test-custom, test-stubs, test-embed, test-user-package, test-install, test-wheel, test-docs.
 #   One C test case: build/c/test_requests "a replaced callback" (--list lists the cases).
 # Building: make lib (build/libreducerkit.so), make (also build/reducerkit-check, the C scenario
-#   runner), make wheel, make install PREFIX=... / make uninstall, make docs (build/docs).
+#   runner), make wheel, make install PREFIX=... / make uninstall, make docs (build/docs),
+#   make generate-wire (after changing a shipped feature's state or actions).
 # Running: make demo, make bench (also bench-ir, bench-scaling, bench-inspector), make bench-check (the
 #   instruction-count gate, in make test), make fuzz FUZZ_SECONDS=N.
 
@@ -49,7 +50,7 @@ C_ENV      := CC="$(CC)" CXX="$(CXX)" CFLAGS_C="$(CFLAGS_C)"
 .PHONY: all help lib deps check test test-all test-swift test-c test-valgrind test-exports test-examples \
         test-custom test-stubs test-user-package test-python test-embed test-install test-wheel test-docs \
         test-asan test-tsan test-fuzz fuzz demo bench bench-scaling bench-ir bench-check wheel install uninstall \
-        docs docs-swift docs-python clean
+        docs docs-swift docs-python clean generate-wire
 
 all: lib $(BUILD)/reducerkit-check
 
@@ -105,6 +106,11 @@ $(LIB_MAP): include/reducerkit.h scripts/export-map.sh
 $(BUILD)/reducerkit-check: tools/reducerkit-check.c tools/json_mini.h include/reducerkit.h
 	@mkdir -p $(BUILD)
 	$(CC) $(CFLAGS_C) -O2 -o $@ $< -ldl -Wl,-rpath,'$$ORIGIN:$$ORIGIN/../lib'
+
+# The shipped features' WireCodable shapes: what @Wire writes for them, committed so that building
+# the library needs no swift-syntax (WireGeneratedTests, in test-swift, fails when it is stale).
+generate-wire:
+	$(SWIFT) run $(SWIFT_TRAITS) reducerkit-wire-gen Sources/ReducerKitExamples
 
 # ---- Suites -------------------------------------------------------------------------------
 

@@ -76,9 +76,10 @@ let package = Package(
       ]
     ),
     .target(name: "ReducerKitWire", dependencies: ["ReducerKitPlatform", "CReducerKitShims"]),
-    // The shipped features use `@Wire`, so libreducerkit.so's build runs the macros' plugin
-    // (swift-syntax, built for the host only; none of it is linked into the library).
-    .target(name: "ReducerKitExamples", dependencies: ["ReducerKit", "ReducerKitWire", "ReducerKitMacros"]),
+    // The shipped features. Their `WireCodable` shapes are `@Wire`'s expansion, committed
+    // (Wire.generated.swift, `make generate-wire`), so building libreducerkit.so needs no
+    // swift-syntax; WireGeneratedTests fails when the file differs from what `@Wire` writes.
+    .target(name: "ReducerKitExamples", dependencies: ["ReducerKit", "ReducerKitWire"]),
     .target(name: "CReducerKitShims"),
     // The Swift host runtime: features, host stores, requests, recording, scenarios. JSON in and
     // out; no C types.
@@ -91,13 +92,27 @@ let package = Package(
     .macro(
       name: "ReducerKitMacrosPlugin",
       dependencies: [
+        "ReducerKitMacrosSupport",
         .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
-        .product(name: "SwiftDiagnostics", package: "swift-syntax"),
-        .product(name: "SwiftSyntax", package: "swift-syntax"),
-        .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
         .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
       ]
     ),
+    // The macros' code (the plugin's, and the one definition `reducerkit-wire-gen` and the
+    // expansion tests use): a library, so that they need not link the macro target.
+    .target(
+      name: "ReducerKitMacrosSupport",
+      dependencies: [
+        .product(name: "SwiftBasicFormat", package: "swift-syntax"),
+        .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+        .product(name: "SwiftParser", package: "swift-syntax"),
+        .product(name: "SwiftSyntax", package: "swift-syntax"),
+        .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
+        .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
+        .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+      ]
+    ),
+    // `make generate-wire`: writes Sources/ReducerKitExamples/Wire.generated.swift.
+    .executableTarget(name: "reducerkit-wire-gen", dependencies: ["ReducerKitMacrosSupport"]),
     // The macros' declarations; re-exports ReducerKit, as `import ComposableArchitecture` does.
     .target(name: "ReducerKitMacros", dependencies: ["ReducerKit", "ReducerKitWire", "ReducerKitMacrosPlugin"]),
     .executableTarget(
@@ -122,7 +137,7 @@ let package = Package(
     .testTarget(
       name: "ReducerKitMacrosPluginTests",
       dependencies: [
-        "ReducerKitMacrosPlugin",
+        "ReducerKitMacrosSupport",
         .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
         // WireMacroTests (XCTest's assertMacroExpansion).
         .product(name: "SwiftSyntaxMacrosTestSupport", package: "swift-syntax"),

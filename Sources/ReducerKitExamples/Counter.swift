@@ -1,5 +1,4 @@
 import ReducerKit
-import ReducerKitMacros
 import ReducerKitWire
 
 /// The `counter` example: a count, a number fact fetched by an effect (through the host
@@ -11,8 +10,7 @@ import ReducerKitWire
 /// ```
 public struct Counter: Reducer {
   /// The counter's state.
-  @Wire
-  public struct State: Codable, Equatable, Sendable {
+  public struct State: Codable, Equatable, Sendable, WireCodable {
     public var count: Int
     public var fact: String?
     public var isTimerOn: Bool
@@ -25,8 +23,7 @@ public struct Counter: Reducer {
   }
 
   /// The counter's actions.
-  @Wire
-  public enum Action: Codable, Equatable, Sendable {
+  public enum Action: Codable, Equatable, Sendable, WireCodable {
     case increment
     case decrement
     case setCount(Int)

@@ -1,13 +1,11 @@
 import ReducerKit
-import ReducerKitMacros
 import ReducerKitWire
 
 /// The `search` example: a query debounced on the store's clock, then searched through the
 /// host endpoint `search` (offline by default).
 public struct Search: Reducer {
   /// The search's state.
-  @Wire
-  public struct State: Codable, Equatable, Sendable {
+  public struct State: Codable, Equatable, Sendable, WireCodable {
     public var query: String
     public var results: [String]
 
@@ -18,8 +16,7 @@ public struct Search: Reducer {
   }
 
   /// The search's actions.
-  @Wire
-  public enum Action: Codable, Equatable, Sendable {
+  public enum Action: Codable, Equatable, Sendable, WireCodable {
     case queryChanged(String)
     case searchResponse([String])
   }

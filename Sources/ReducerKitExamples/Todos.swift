@@ -1,12 +1,10 @@
 import ReducerKit
-import ReducerKitMacros
 import ReducerKitWire
 
 /// The `todos` example: a list of todos with a filter.
 public struct Todos: Reducer {
   /// One todo.
-  @Wire
-  public struct Todo: Codable, Equatable, Identifiable, Sendable {
+  public struct Todo: Codable, Equatable, Identifiable, Sendable, WireCodable {
     public var id: Int
     public var title: String
     public var isComplete: Bool
@@ -32,8 +30,7 @@ public struct Todos: Reducer {
   /// `nextID` is the id the next todo gets. The initializers (decoding included) raise it above
   /// every id in `todos`, so adding a todo is O(1): no search for a free id. Code that appends
   /// todos itself should take their ids from `nextID` the same way.
-  @Wire
-  public struct State: Codable, Equatable, Sendable {
+  public struct State: Codable, Equatable, Sendable, WireCodable {
     public var todos: TrackedArray<Todo>
     public var filter: Filter
     public var nextID: Int
@@ -82,12 +79,12 @@ public struct Todos: Reducer {
   }
 
   /// The todos' actions.
-  @Wire
-  public enum Action: Codable, Equatable, Sendable {
+  public enum Action: Codable, Equatable, Sendable, WireCodable {
     case addTodo(title: String)
     case toggle(id: Int)
     case delete(id: Int)
-    case setFilter(Filter)
+    // Qualified: the generated shape (Wire.generated.swift) names it outside `Todos`.
+    case setFilter(Todos.Filter)
     case clearCompleted
   }
 

@@ -1,5 +1,5 @@
 import SwiftSyntaxMacroExpansion
-@testable import ReducerKitMacrosPlugin
+@testable import ReducerKitMacrosSupport
 import SwiftSyntaxMacrosGenericTestSupport
 import Testing
 

@@ -2,7 +2,7 @@ import SwiftSyntaxMacroExpansion
 import SwiftSyntaxMacrosGenericTestSupport
 import Testing
 
-@testable import ReducerKitMacrosPlugin
+@testable import ReducerKitMacrosSupport
 
 @Suite struct DependencyClientMacroTests {
   let spec: [String: MacroSpec] = ["DependencyClient": MacroSpec(type: DependencyClientMacro.self)]

@@ -2,7 +2,7 @@ import SwiftSyntaxMacroExpansion
 import SwiftSyntaxMacrosGenericTestSupport
 import Testing
 
-@testable import ReducerKitMacrosPlugin
+@testable import ReducerKitMacrosSupport
 
 @Suite struct ReducerMacroTests {
   /// Only `@Reducer`, so that the expected source shows what it adds, not what the

@@ -3,7 +3,7 @@ import SwiftSyntaxMacroExpansion
 import SwiftSyntaxMacrosGenericTestSupport
 import Testing
 
-@testable import ReducerKitMacrosPlugin
+@testable import ReducerKitMacrosSupport
 
 /// Every macro of the plugin, by the name users write, with the conformances the compiler
 /// would pass to its extension role for a type that has none yet.

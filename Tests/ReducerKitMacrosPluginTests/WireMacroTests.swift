@@ -3,7 +3,7 @@ import SwiftSyntaxMacros
 import SwiftSyntaxMacrosTestSupport
 import XCTest
 
-@testable import ReducerKitMacrosPlugin
+@testable import ReducerKitMacrosSupport
 
 /// What `@Wire` writes: the `WireCodable` shape of structs and enums, and errors for what would
 /// make the synthesized `Codable` differ from the shape.

@@ -5,9 +5,13 @@ import SwiftSyntaxMacros
 
 /// `@CasePathable`: an `AllCasePaths` struct with one `AnyCasePath` per case, `allCasePaths`,
 /// and the `CasePathable` conformance.
-public enum CasePathableMacro {}
+public protocol CasePathableMacroDefinition: MemberMacro, ExtensionMacro {}
 
-extension CasePathableMacro: MemberMacro {
+/// The macro, for the expansion tests and `reducerkit-wire-gen`; the plugin declares its own
+/// `CasePathableMacro` (the compiler finds a macro by its type name in the plugin's module).
+public enum CasePathableMacro: CasePathableMacroDefinition {}
+
+extension CasePathableMacroDefinition {
   public static func expansion(
     of node: AttributeSyntax,
     providingMembersOf declaration: some DeclGroupSyntax,
@@ -88,7 +92,7 @@ func stringLiteral(_ name: String) -> String {
   "\"" + name.filter { $0 != "`" } + "\""
 }
 
-extension CasePathableMacro: ExtensionMacro {
+extension CasePathableMacroDefinition {
   public static func expansion(
     of node: AttributeSyntax,
     attachedTo declaration: some DeclGroupSyntax,

@@ -6,9 +6,13 @@ import SwiftSyntaxMacros
 /// `@Reducer`: on a struct, the `Reducer` conformance, `@CasePathable` on its `Action` (and
 /// `State`) enum and `@ReducerBuilder` on its `body`; on an enum of features, the `State` and
 /// `Action` enums and a body of `Scope`s.
-public enum ReducerMacro {}
+public protocol ReducerMacroDefinition: ExtensionMacro, MemberAttributeMacro, MemberMacro {}
 
-extension ReducerMacro: ExtensionMacro {
+/// The macro, for the expansion tests and `reducerkit-wire-gen`; the plugin declares its own
+/// `ReducerMacro` (the compiler finds a macro by its type name in the plugin's module).
+public enum ReducerMacro: ReducerMacroDefinition {}
+
+extension ReducerMacroDefinition {
   public static func expansion(
     of node: AttributeSyntax,
     attachedTo declaration: some DeclGroupSyntax,
@@ -36,7 +40,7 @@ extension ReducerMacro: ExtensionMacro {
   }
 }
 
-extension ReducerMacro: MemberAttributeMacro {
+extension ReducerMacroDefinition {
   public static func expansion(
     of node: AttributeSyntax,
     attachedTo declaration: some DeclGroupSyntax,
@@ -69,7 +73,7 @@ extension ReducerMacro: MemberAttributeMacro {
   }
 }
 
-extension ReducerMacro: MemberMacro {
+extension ReducerMacroDefinition {
   public static func expansion(
     of node: AttributeSyntax,
     providingMembersOf declaration: some DeclGroupSyntax,

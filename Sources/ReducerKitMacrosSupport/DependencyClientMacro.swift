@@ -7,7 +7,13 @@ import SwiftSyntaxMacros
 /// (the running test fails) and, when it can throw, throws `UnimplementedDependencyError`. So
 /// `static let testValue = Self()` is a client whose every endpoint fails the test that calls it,
 /// and a test overrides only the endpoints it expects (as with swift-dependencies' macro).
-public enum DependencyClientMacro: MemberMacro {
+public protocol DependencyClientMacroDefinition: MemberMacro {}
+
+/// The macro, for the expansion tests and `reducerkit-wire-gen`; the plugin declares its own
+/// `DependencyClientMacro` (the compiler finds a macro by its type name in the plugin's module).
+public enum DependencyClientMacro: DependencyClientMacroDefinition {}
+
+extension DependencyClientMacroDefinition {
   public static func expansion(
     of node: AttributeSyntax,
     providingMembersOf declaration: some DeclGroupSyntax,

@@ -4,7 +4,13 @@ import SwiftSyntaxMacros
 
 /// `@ObservableState`: accepted on a struct or an enum and writes nothing (TCA's version makes
 /// state observable by SwiftUI; ReducerKit publishes state without help from the type).
-public enum ObservableStateMacro: MemberMacro {
+public protocol ObservableStateMacroDefinition: MemberMacro {}
+
+/// The macro, for the expansion tests and `reducerkit-wire-gen`; the plugin declares its own
+/// `ObservableStateMacro` (the compiler finds a macro by its type name in the plugin's module).
+public enum ObservableStateMacro: ObservableStateMacroDefinition {}
+
+extension ObservableStateMacroDefinition {
   public static func expansion(
     of node: AttributeSyntax,
     providingMembersOf declaration: some DeclGroupSyntax,
@@ -23,7 +29,13 @@ public enum ObservableStateMacro: MemberMacro {
 }
 
 /// `@ObservationStateIgnored`: accepted on a property and writes nothing.
-public enum ObservationStateIgnoredMacro: PeerMacro {
+public protocol ObservationStateIgnoredMacroDefinition: PeerMacro {}
+
+/// The macro, for the expansion tests and `reducerkit-wire-gen`; the plugin declares its own
+/// `ObservationStateIgnoredMacro` (the compiler finds a macro by its type name in the plugin's module).
+public enum ObservationStateIgnoredMacro: ObservationStateIgnoredMacroDefinition {}
+
+extension ObservationStateIgnoredMacroDefinition {
   public static func expansion(
     of node: AttributeSyntax,
     providingPeersOf declaration: some DeclSyntaxProtocol,

@@ -10,7 +10,13 @@ import SwiftSyntaxMacros
 /// It refuses (with an error) what would make the synthesized `Codable` differ from the shape:
 /// `CodingKeys` (or a case's `…CodingKeys`), a hand-written `encode(to:)` (and, for an enum,
 /// `init(from:)`), property wrappers, `lazy` properties, raw-value enums.
-public enum WireMacro: MemberMacro, ExtensionMacro {
+public protocol WireMacroDefinition: MemberMacro, ExtensionMacro {}
+
+/// The macro, for the expansion tests and `reducerkit-wire-gen`; the plugin declares its own
+/// `WireMacro` (the compiler finds a macro by its type name in the plugin's module).
+public enum WireMacro: WireMacroDefinition {}
+
+extension WireMacroDefinition {
   /// `static var _wireShape`, inside the type, so the types it names resolve as in its body.
   public static func expansion(
     of node: AttributeSyntax,
