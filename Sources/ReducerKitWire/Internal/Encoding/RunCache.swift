@@ -3,7 +3,7 @@ import ReducerKitPlatform
 /// Encoded runs of array elements kept from one encode to the next, so that encoding a value
 /// that shares most of its arrays' storage with the value encoded last copies those runs'
 /// bytes instead of writing them again (`WireEncoder.encode(_:reusing:)`). A host store keeps
-/// one for its whole-state JSON: after a toggle among 1,000 todos (a ``TrackedArray``, written
+/// one for its whole-state JSON: after a toggle among 1,000 todos (a `TrackedArray`, written
 /// a 32-element leaf at a time), 31 of its 32 leaves are copied.
 ///
 /// A run is the elements of one `ContiguousArray` written by `encode(contentsOf:)` with a
