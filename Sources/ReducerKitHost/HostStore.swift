@@ -102,6 +102,9 @@ package enum HostAction<Action: Sendable>: Sendable {
 @usableFromInline
 package final class StateJSONCache: Sendable {
   private let entry = LockedValue<(version: UInt64, json: [UInt8])?>(nil)
+  /// The runs of array elements the last encode wrote (a `TrackedArray`'s leaves): the next
+  /// version's encode copies those its state still shares (`WireRunCache`).
+  @usableFromInline package let runs = WireRunCache()
 
   @usableFromInline package init() {}
 
@@ -109,13 +112,12 @@ package final class StateJSONCache: Sendable {
   @inlinable
   package func json<S: Encodable>(_ state: S, version: UInt64) throws(HostError) -> [UInt8] {
     if let cached = lookup(version) { return cached }
-    var json: [UInt8]
+    let json: [UInt8]
     do {
-      json = try WireEncoder(explicitNulls: true).encode(state)
+      json = try WireEncoder(explicitNulls: true).encode(state, reusing: runs, nulTerminated: true)
     } catch {
       throw HostError(.internal, "encoding the state: \(error.message)")
     }
-    json.append(0)
     offer(json, version: version)
     return json
   }
@@ -191,10 +193,24 @@ package final class PointerReadCache: Sendable {
   }
 }
 
-/// The log behind `rk_store_take_actions`: each reduced action with the state after it.
+/// The log behind `rk_store_take_actions` and a recording (`"record": true`): each reduced
+/// action with the state after it.
+///
+/// A record keeps the action's JSON and the state as a value; the states are encoded when the
+/// log is taken (`take()`), not on each send, so a logged send costs an append under a lock
+/// (a state sharing storage with the one before, as a `TrackedArray` does, keeps only what
+/// changed). The bytes are those an encode at the send would have written: a state is a
+/// value, and each is encoded once, through the state cache's runs (`WireRunCache`).
 @usableFromInline
 package final class ActionLog: Sendable {
-  private let entries = LockedValue<(version: UInt64, json: [UInt8], count: Int)>((0, [], 0))
+  struct Record {
+    let action: [UInt8]
+    let origin: StaticString
+    let version: UInt64
+    let state: any Encodable & Sendable
+  }
+
+  private let entries = LockedValue<(version: UInt64, records: [Record])>((0, []))
   private let stateCache: StateJSONCache
 
   @usableFromInline package init(stateCache: StateJSONCache) { self.stateCache = stateCache }
@@ -203,7 +219,7 @@ package final class ActionLog: Sendable {
   @usableFromInline package func start(at version: UInt64) { entries.withLock { $0.version = version } }
 
   @usableFromInline
-  package func record<A: Encodable, S: Encodable>(_ action: A, origin: StaticString, state: S) {
+  package func record<A: Encodable, S: Encodable & Sendable>(_ action: A, origin: StaticString, state: S) {
     record(encodedAction: Self.json(of: action), origin: origin, state: state)
   }
 
@@ -215,33 +231,55 @@ package final class ActionLog: Sendable {
 
   /// `record` of an action already encoded by `json(of:)`.
   @usableFromInline
-  package func record<S: Encodable>(encodedAction actionJSON: [UInt8], origin: StaticString, state: S) {
-    let encoder = WireEncoder(explicitNulls: true)
-    let encoded = try? encoder.encode(state)
-    let stateJSON = encoded ?? Array("null".utf8)
+  package func record<S: Encodable & Sendable>(encodedAction actionJSON: [UInt8], origin: StaticString, state: S) {
+    let state: any Encodable & Sendable = state  // boxed outside the lock
     entries.withLock { log in
       log.version += 1
-      // Appended piece by piece (no interpolated string or temporary arrays).
-      if log.count != 0 { log.json.append(UInt8(ascii: ",")) }
-      // Literals as `StaticString` buffers: appending a `String`'s UTF-8 view costs ~185
-      // instructions a piece.
-      Self.append("{\"action\":", to: &log.json)
-      log.json.append(contentsOf: actionJSON)
-      Self.append(",\"origin\":\"", to: &log.json)
-      Self.append(origin, to: &log.json)
-      Self.append("\",\"version\":", to: &log.json)
-      Self.appendDecimal(log.version, to: &log.json)
-      Self.append(",\"state\":", to: &log.json)
-      log.json.append(contentsOf: stateJSON)
-      log.json.append(UInt8(ascii: "}"))
-      log.count += 1
-      // The log counts every action from the store's creation, so its version is the
-      // store's: the state callback and reads of this version use these bytes.
-      if var encoded {
-        encoded.append(0)
-        stateCache.offer(encoded, version: log.version)
-      }
+      log.records.append(Record(action: actionJSON, origin: origin, version: log.version, state: state))
     }
+  }
+
+  /// `[{"action":A,"origin":"host","version":N,"state":S},…]`: the records since the last
+  /// take, their states encoded now (a state that cannot be encoded is `null`). The newest
+  /// state's JSON goes to the state cache: the log counts every action from the store's
+  /// creation, so its version is the store's.
+  @usableFromInline
+  package func take() -> [UInt8] {
+    let records = entries.withLock { log in
+      let records = log.records
+      log.records = []
+      return records
+    }
+    var json: [UInt8] = [UInt8(ascii: "[")]
+    var newest: (version: UInt64, json: [UInt8])?
+    for record in records {
+      // Appended piece by piece (no interpolated string or temporary arrays). Literals as
+      // `StaticString` buffers: appending a `String`'s UTF-8 view costs ~185 instructions a piece.
+      if json.count > 1 { json.append(UInt8(ascii: ",")) }
+      Self.append("{\"action\":", to: &json)
+      json.append(contentsOf: record.action)
+      Self.append(",\"origin\":\"", to: &json)
+      Self.append(record.origin, to: &json)
+      Self.append("\",\"version\":", to: &json)
+      Self.appendDecimal(record.version, to: &json)
+      Self.append(",\"state\":", to: &json)
+      // NUL-terminated for the state cache; the log takes the bytes before the NUL.
+      if let encoded = Self.encode(record.state, runs: stateCache.runs) {
+        encoded.withUnsafeBytes { json.append(contentsOf: UnsafeRawBufferPointer(rebasing: $0.dropLast())) }
+        newest = (record.version, encoded)
+      } else {
+        Self.append("null", to: &json)
+      }
+      json.append(UInt8(ascii: "}"))
+    }
+    json.append(UInt8(ascii: "]"))
+    if let newest { stateCache.offer(newest.json, version: newest.version) }
+    return json
+  }
+
+  /// The state's JSON, NUL-terminated; nil when it cannot be encoded.
+  static func encode<S: Encodable>(_ state: S, runs: WireRunCache) -> [UInt8]? {
+    try? WireEncoder(explicitNulls: true).encode(state, reusing: runs, nulTerminated: true)
   }
 
   static func append(_ literal: StaticString, to bytes: inout [UInt8]) {
@@ -261,22 +299,12 @@ package final class ActionLog: Sendable {
     }
   }
 
-  @usableFromInline
-  package func take() -> [UInt8] {
-    entries.withLock { log in
-      defer {
-        log.json = []
-        log.count = 0
-      }
-      return [UInt8(ascii: "[")] + log.json + [UInt8(ascii: "]")]
-    }
-  }
 }
 
 /// Runs the feature's reducer on `HostAction`s, so effects' actions can be told apart.
 @usableFromInline
 package struct HostReducer<Base: Reducer>: Reducer
-where Base.Action: Codable & Sendable, Base.State: Encodable {
+where Base.Action: Codable & Sendable, Base.State: Encodable & Sendable {
   @usableFromInline package let base: (inout Base.State, Base.Action) -> Effect<Base.Action>
   @usableFromInline package let log: ActionLog?
 

@@ -59,6 +59,49 @@ public struct WireEncoder: Sendable {
     return body(UnsafeRawBufferPointer(impl.out.bytes))
   }
 
+  /// `encode(value)`, copying the runs of array elements `cache` kept from earlier encodes
+  /// whose storage `value` still shares (see `WireRunCache`), and keeping this encode's runs
+  /// there. The same bytes as `encode(value)`; with `nulTerminated`, followed by a NUL.
+  /// Under `REDUCERKIT_WIRE_CHECK=1` the result is compared with the reference encoder's.
+  @usableFromInline
+  package func encode<T: Encodable>(
+    _ value: T, reusing cache: WireRunCache, nulTerminated: Bool = false
+  ) throws(WireError) -> [UInt8] {
+    guard _wireCodecMode != .reference, let table = cache.take(explicitNulls: explicitNulls) else {
+      var bytes = try encode(value)
+      if nulTerminated { bytes.append(0) }
+      return bytes
+    }
+    let impl = _EncoderImpl()
+    impl.explicitNulls = explicitNulls
+    impl.runs = table
+    impl.out.reserve(table.lastSize &+ 16)
+    defer { withExtendedLifetime(impl) {} }
+    do {
+      try impl.encodeRoot(value)
+    } catch {
+      table.discardUsed()
+      cache.putBack(table)
+      throw _wireError(fromEncoding: error)
+    }
+    impl.runs = nil
+    table.finish(size: impl.out.count)
+    cache.putBack(table)
+    let written = impl.out.bytes
+    let bytes = [UInt8](unsafeUninitializedCapacity: written.count + (nulTerminated ? 1 : 0)) { buffer, count in
+      if let base = written.baseAddress { buffer.baseAddress!.initialize(from: base, count: written.count) }
+      if nulTerminated { buffer[written.count] = 0 }
+      count = buffer.count
+    }
+    if _wireCodecMode == .crossCheck {
+      let fast = nulTerminated ? Array(bytes.dropLast()) : bytes
+      _requireAgreement(
+        "encoding (with runs reused)", T.self,
+        (_CodecOutcome { fast }, _CodecOutcome { () throws(WireError) in try _referenceEncode(value, explicitNulls: explicitNulls) }))
+    }
+    return bytes
+  }
+
   /// The reference encoder, alone or checked against the fast one (see `_wireCodecMode`).
   @inline(never)
   func withEncodedBytesChecked<T: Encodable, R>(

@@ -24,6 +24,8 @@
  *                is not parsed again; the navigation runs); minus toggle, the read alone
  *   get-root     toggle one todo among 1,000, then rk_store_get(store, "") (the whole state)
  *   record       "increment" to a counter store created with {"record": true}
+ *   record-taken the same, then rk_store_scenario once: each send with its share of the
+ *                recording's document (the log encodes each state when it is taken)
  *   first-sends  COUNT toggles to a fresh store of 1,000 todos with a patch subscriber: the
  *                first sends of a store's life (ir.sh counts 0 and 16 of them)
  */
@@ -140,6 +142,11 @@ int main(int argc, char **argv) {
     } else if (strcmp(mode, "record") == 0) {
         check(rk_store_create("counter", "{\"record\":true}", &store), "create");
         for (i = 0; i < count; i++) check(rk_store_send(store, "\"increment\""), "send");
+    } else if (strcmp(mode, "record-taken") == 0) {
+        check(rk_store_create("counter", "{\"record\":true}", &store), "create");
+        for (i = 0; i < count; i++) check(rk_store_send(store, "\"increment\""), "send");
+        check(rk_store_scenario(store, &json, &len), "scenario");
+        rk_free(json);
     } else if (strcmp(mode, "first-sends") == 0) {
         store = todos("todos", 1000);
         check(rk_store_subscribe_patches(store, on_patch, NULL, &token), "subscribe");
@@ -150,7 +157,7 @@ int main(int argc, char **argv) {
         }
     } else {
         fprintf(stderr, "unknown mode %s (encode, decode, send, patch, patch-plain, get, get-trusted, toggle, "
-                        "get-toggled, get-root, record, first-sends)\n", mode);
+                        "get-toggled, get-root, record, record-taken, first-sends)\n", mode);
         return 2;
     }
     rk_store_destroy(store);

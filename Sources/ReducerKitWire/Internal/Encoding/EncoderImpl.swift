@@ -62,6 +62,11 @@ final class _EncoderImpl: Encoder {
   @exclusivity(unchecked) var directCache: [(type: ObjectIdentifier, plan: Unmanaged<_DirectPlan>?)] = []
   /// Whether `encodeIfPresent(nil)` writes `null` (else the key is left out).
   var explicitNulls = false
+  /// Runs of elements kept from earlier encodes (`WireEncoder.encode(_:reusing:)`); nil: none.
+  @exclusivity(unchecked) var runs: WireRunCache.Table?
+  /// The last sequence type `encode(contentsOf:)` saw with `runs`, and whether it is a
+  /// `ContiguousArray` (asked once: the comparison instantiates the array's metadata).
+  @exclusivity(unchecked) var runType: (id: ObjectIdentifier, isArray: Bool)?
 
   init() {}
 

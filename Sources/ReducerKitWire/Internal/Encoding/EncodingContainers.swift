@@ -261,7 +261,22 @@ struct _UnkeyedEncoder: UnkeyedEncodingContainer {
   }
   /// Elements in contiguous storage whose type has a trusted plan that cannot fail are
   /// written in one loop (no per-element protocol calls or copies); others one by one.
+  /// With a run cache (`WireEncoder.encode(_:reusing:)`), such elements in a
+  /// `ContiguousArray` (a `TrackedArray`'s leaf) are copied from the cache when their storage
+  /// was written before.
   mutating func encode<S: Sequence>(contentsOf sequence: S) throws where S.Element: Encodable {
+    if let table = impl.runs, impl.isContiguousArray(S.self), let plan = impl.trustedPlan(S.Element.self),
+      plan._withUnsafeGuaranteedRef({ $0.infallible }),
+      try sequence.withContiguousStorageIfAvailable({ (elements) throws -> Bool in
+        guard let base = elements.baseAddress, !elements.isEmpty else { return false }
+        try impl.encodeRun(
+          UnsafeRawPointer(base), count: elements.count, stride: MemoryLayout<S.Element>.stride, owner: sequence,
+          plan, frame: frame, id: id, table: table)
+        return true
+      }) == true
+    {
+      return
+    }
     if let plan = impl.trustedPlan(S.Element.self),
       plan._withUnsafeGuaranteedRef({ $0.infallible }),
       try sequence.withContiguousStorageIfAvailable({ (elements) throws -> Void in
