@@ -26,7 +26,7 @@ printf '%-12s %s\n' mode "instructions per operation"
 # mode, a low and a high count of operations.
 for spec in "send 1000 11000" "decode 1000 6000" "patch 200 2200" "patch-plain 200 1200" "encode 20 120" \
             "get 200 1200" "get-trusted 200 1200" "get-root 20 120" "record 1000 6000" "record-taken 1000 6000" "first-sends 0 16" \
-            "toggle 200 1200" "get-toggled 200 1200"; do
+            "toggle 200 1200" "get-toggled 200 1200" "round-trip 200 1200"; do
     set -- $spec
     low=$(refs "$1" "$2")
     high=$(refs "$1" "$3")

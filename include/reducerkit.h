@@ -432,7 +432,8 @@ typedef void (*rk_request_callback)(void *userdata, const char *event_json, size
  *  returns, on the calling thread, oldest first.
  *  The callback runs on the thread where the event happens: for a request, the thread where
  *  the effect makes the call — the thread of the rk_store_send() that started the effect, if
- *  the effect had not suspended yet, else one of Swift's pool threads; for a cancellation,
+ *  the effect had not suspended yet; the thread of the rk_store_resolve() or rk_store_fail()
+ *  whose answer resumed it (see there); else one of Swift's pool threads; for a cancellation,
  *  the thread that cancelled (the one sending the action that cancels, or calling
  *  rk_store_destroy()). Callbacks of one store may run on several threads at once.
  *  From inside the callback the host may call rk_store_resolve() or rk_store_fail() at once
@@ -482,6 +483,10 @@ RK_API rk_status rk_store_request_fd(rk_store *store, int *out_fd);
  *  rk_store_advance_clock() by progress, not wall time), so answers given one after the
  *  other are reduced in that order: a scenario replays the same every time. Inside a request
  *  callback or a reduce of the same store it does not wait.
+ *  Outside any callback and reduce, the effect that waited for the answer continues on the
+ *  calling thread before this returns, until it suspends again or ends (its next action
+ *  reduced, state callbacks called, its next request made, all on this thread): no hop to
+ *  another thread. Inside a callback or a reduce it continues on one of Swift's pool threads.
  *  Thread-safe; may be called from any callback. */
 RK_API rk_status rk_store_resolve(rk_store *store, uint64_t request_id, const char *response_json);
 
@@ -490,8 +495,8 @@ RK_API rk_status rk_store_resolve(rk_store *store, uint64_t request_id, const ch
  *  else the store's effect error reporting (standard error).
  *  Errors: RK_ERR_INVALID_ARGUMENT (an id that is unknown, already answered or cancelled:
  *  the message says which), RK_ERR_INVALID_HANDLE. On a test-clock store it returns once the
- *  resumed effects settle, as rk_store_resolve() does. Thread-safe; may be called from any
- *  callback. */
+ *  resumed effects settle, as rk_store_resolve() does; the effect continues on the calling
+ *  thread as there. Thread-safe; may be called from any callback. */
 RK_API rk_status rk_store_fail(rk_store *store, uint64_t request_id, const char *message);
 
 /* ---- Scenario files ---------------------------------------------------------------------- */

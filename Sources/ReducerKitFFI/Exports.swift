@@ -419,7 +419,8 @@ public func rk_store_resolve(
     let host = try lookup(store)
     guard let responseJSON else { throw HostError(.invalidArgument, "response_json is NULL") }
     try host.requests.resolve(
-      requestID, UnsafeRawBufferPointer(start: responseJSON, count: strlen(responseJSON)))
+      requestID, UnsafeRawBufferPointer(start: responseJSON, count: strlen(responseJSON)),
+      inline: host.run.canResumeEffectsInline(host.store))
     host.table.run.settle(host.store)
   }
 }
@@ -431,7 +432,7 @@ public func rk_store_fail(
   ffiCall { () throws(HostError) in
     let host = try lookup(store)
     let text = message.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: strlen($0)), as: UTF8.self) } ?? ""
-    try host.requests.fail(requestID, message: text)
+    try host.requests.fail(requestID, message: text, inline: host.run.canResumeEffectsInline(host.store))
     host.table.run.settle(host.store)
   }
 }

@@ -236,10 +236,11 @@ package final class HostRequests: @unchecked Sendable {
 
   // MARK: The host's side
 
-  /// Answers request `id` with `bytes` (a JSON response of its endpoint).
-  package func resolve(_ id: UInt64, _ bytes: UnsafeRawBufferPointer) throws(HostError) {
+  /// Answers request `id` with `bytes` (a JSON response of its endpoint). With `inline`, the
+  /// effect that waited continues on this thread before this returns (see ``answer``).
+  package func resolve(_ id: UInt64, _ bytes: UnsafeRawBufferPointer, inline: Bool = false) throws(HostError) {
     let step = recorder.flatMap { _ in SessionRecorder.resolveStep(id, bytes) }
-    try answer(id, verb: "resolve", step: step) { entry throws(HostError) in
+    try answer(id, verb: "resolve", step: step, inline: inline) { entry throws(HostError) in
       do throws(WireError) {
         return .success(try entry.decode(bytes))
       } catch {
@@ -249,9 +250,9 @@ package final class HostRequests: @unchecked Sendable {
   }
 
   /// Fails request `id`: the effect's call throws ``HostEndpointError`` with `message`.
-  package func fail(_ id: UInt64, message: String) throws(HostError) {
+  package func fail(_ id: UInt64, message: String, inline: Bool = false) throws(HostError) {
     let step = recorder.map { _ in SessionRecorder.failStep(id, message) }
-    try answer(id, verb: "fail", step: step) { entry throws(HostError) in
+    try answer(id, verb: "fail", step: step, inline: inline) { entry throws(HostError) in
       .failure(HostEndpointError(endpoint: entry.name, message: message))
     }
   }
@@ -261,8 +262,11 @@ package final class HostRequests: @unchecked Sendable {
   /// there it is accepted or refused, and there its step is recorded (`step`, nil when not
   /// recording), so a recording lists answers in the order they were accepted or refused and
   /// replays to the same outcomes. `outcome` (decoding the response) runs outside the monitor.
+  /// With `inline` (the caller holds no lock of the store and is neither on a Swift task nor
+  /// inside a host callback), the resumed effect runs on this thread until it suspends again
+  /// or ends, before this returns: no hop to a pool thread (`_EffectDrain`).
   private func answer(
-    _ id: UInt64, verb: String, step: [UInt8]?,
+    _ id: UInt64, verb: String, step: [UInt8]?, inline: Bool,
     _ outcome: (PendingRequest) throws(HostError) -> Result<any Sendable, any Error>
   ) throws(HostError) {
     monitor.lock()
@@ -306,7 +310,11 @@ package final class HostRequests: @unchecked Sendable {
     monitor.unlock()
     if let continuation {
       entry.wait.willResume()
-      continuation.resume(with: accepted)
+      if inline {
+        _EffectDrain.run { continuation.resume(with: accepted) }
+      } else {
+        continuation.resume(with: accepted)
+      }
     }
   }
 

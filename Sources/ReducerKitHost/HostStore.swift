@@ -40,6 +40,8 @@ package final class HostStoreTable: Sendable {
     effectCount: @Sendable (Store) -> Int,
     /// On the test clock, waits for effects to settle (see `HostStore.settle()`).
     settle: @Sendable (Store) -> Void,
+    /// Whether an answer on this thread may continue its effect here (`canResumeEffectsInline`).
+    canResumeEffectsInline: @Sendable (Store) -> Bool,
     destroy: @Sendable (Store) -> Void
   )
 
@@ -598,6 +600,7 @@ where R: SendableMetatype, R.State: Codable & Sendable, R.Action: Codable & Send
         snapshot: { store throws(HostError) in try of(store).snapshot(identity) },
         effectCount: { store in of(store).store.effectCount },
         settle: { store in of(store).settle() },
+        canResumeEffectsInline: { store in of(store).canResumeEffectsInline },
         destroy: { store in of(store).destroy() }
       ))
   }
@@ -879,6 +882,15 @@ where R: SendableMetatype, R.State: Codable & Sendable, R.Action: Codable & Send
       !Self.isOnSwiftTask
     else { return }
     _ = store.waitUntilSettled(stallNanoseconds: settleStallNanoseconds)
+  }
+
+  /// Whether an answer given on this thread may continue the waiting effect right here (see
+  /// `HostRequests.answer`): not inside a reduce of this store (its lock is held), nor a host
+  /// callback (a request callback's effect is still running; an observer's delivery holds the
+  /// delivery turn), nor on a Swift task (the effect would run inside another task's job).
+  @usableFromInline
+  package var canResumeEffectsInline: Bool {
+    !isHeldByCurrentThread && !_HostCallbackScope.isInside && !Self.isOnSwiftTask
   }
 
   /// Whether the calling thread runs a Swift task (blocking there could starve the pool).

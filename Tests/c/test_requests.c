@@ -759,6 +759,99 @@ static void test_answers_reduced_in_order(void) {
     CHECK_MSG(same == runs, "%d of %d runs reduced the answers in the order given", same, runs);
 }
 
+/* ---- Where an answered effect continues ------------------------------------------- */
+
+typedef struct resumer {
+    rk_store *store;
+    pthread_t thread;           /* the thread that answers */
+    uint64_t id;
+    rk_status status;
+    char *state_after;          /* the state right after rk_store_resolve returned */
+    uint64_t effects_after;
+    rk_status state_status, count_status;
+    int states_on_thread, states_elsewhere;
+    int answered;               /* set (under mu) once rk_store_resolve returned */
+    pthread_mutex_t mu;
+    pthread_cond_t cond;
+} resumer;
+
+static void count_state_thread(void *userdata, const char *json, size_t len, uint64_t version) {
+    resumer *r = (resumer *)userdata;
+    (void)json;
+    (void)len;
+    (void)version;
+    pthread_mutex_lock(&r->mu);
+    if (r->thread && pthread_equal(pthread_self(), r->thread)) r->states_on_thread++;
+    else r->states_elsewhere++;
+    pthread_mutex_unlock(&r->mu);
+}
+
+static void *resolve_and_look(void *arg) {
+    resumer *r = (resumer *)arg;
+    pthread_mutex_lock(&r->mu);
+    r->thread = pthread_self();
+    pthread_mutex_unlock(&r->mu);
+    r->status = rk_store_resolve(r->store, r->id, "\"from a host thread\"");
+    /* No wait: what the effect did after its answer is done already. (No CHECK on this
+     * thread: the test's counters belong to the main thread.) */
+    r->state_status = rk_store_state(r->store, &r->state_after, NULL);
+    r->count_status = rk_store_effect_count(r->store, &r->effects_after);
+    pthread_mutex_lock(&r->mu);
+    r->answered = 1;
+    pthread_cond_broadcast(&r->cond);
+    pthread_mutex_unlock(&r->mu);
+    return NULL;
+}
+
+static void test_answer_continues_effect_on_answering_thread(void) {
+    int runs = rk_t_under_valgrind() ? 5 : 50, i, failed_before = rk_t_failed;
+    TEST("live clock: an answer from a host thread reduces the effect's next action before "
+         "rk_store_resolve returns, on that thread");
+    for (i = 0; i < runs; i++) {
+        rk_store *s = CREATE("counter", PROVIDE_FACT);
+        resumer r;
+        pthread_t t;
+        uint64_t token = 0;
+        jm_value *events;
+        memset(&r, 0, sizeof r);
+        r.store = s;
+        pthread_mutex_init(&r.mu, NULL);
+        pthread_cond_init(&r.cond, NULL);
+        CHECK_OK(rk_store_send(s, "{\"setCount\":3}"));
+        CHECK_OK(rk_store_subscribe(s, count_state_thread, &r, &token));
+        CHECK_OK(rk_store_send(s, "\"factButtonTapped\""));
+        /* The effect suspended waiting for the answer (it counts as idle). */
+        CHECK_OK(rk_store_wait_idle(s, RK_T_MS(10000)));
+        events = take(s);
+        CHECK(events != NULL && events->count == 1);
+        r.id = events != NULL && events->count == 1 ? id_of(jm_at(events, 0)) : 0;
+        jm_free(events);
+        pthread_mutex_lock(&r.mu);
+        r.states_on_thread = r.states_elsewhere = 0; /* the sends' own deliveries */
+        pthread_mutex_unlock(&r.mu);
+        CHECK(pthread_create(&t, NULL, resolve_and_look, &r) == 0);
+        pthread_mutex_lock(&r.mu);
+        while (!r.answered) pthread_cond_wait(&r.cond, &r.mu);
+        pthread_mutex_unlock(&r.mu);
+        pthread_join(t, NULL);
+        CHECK_STATUS(r.status, RK_OK);
+        CHECK_STATUS(r.state_status, RK_OK);
+        CHECK_STATUS(r.count_status, RK_OK);
+        CHECK_CONTAINS(r.state_after ? r.state_after : "", "\"fact\":\"from a host thread\"");
+        rk_free(r.state_after);
+        CHECK_MSG(r.effects_after == 0, "run %d: %llu effects after the answer", i,
+                  (unsigned long long)r.effects_after);
+        CHECK_MSG(r.states_on_thread == 1 && r.states_elsewhere == 0,
+                  "run %d: the response's state delivered %d times on the answering thread, %d "
+                  "elsewhere", i, r.states_on_thread, r.states_elsewhere);
+        CHECK_OK(rk_store_unsubscribe(s, token));
+        rk_store_destroy(s);
+        pthread_cond_destroy(&r.cond);
+        pthread_mutex_destroy(&r.mu);
+        if (rk_t_failed > failed_before) break;
+    }
+}
+
 /* ---- More callback rules ------------------------------------------------------------- */
 
 typedef struct inner {
@@ -1757,6 +1850,7 @@ int main(int argc, char **argv) {
     test_hostile_responses();
     test_callback_removed_while_flushing();
     test_answers_reduced_in_order();
+    test_answer_continues_effect_on_answering_thread();
     test_reliability();
     RK_TEST_EXIT();
 }

@@ -28,6 +28,9 @@
  *                recording's document (the log encodes each state when it is taken)
  *   first-sends  COUNT toggles to a fresh store of 1,000 todos with a patch subscriber: the
  *                first sends of a store's life (ir.sh counts 0 and 16 of them)
+ *   round-trip   the queued host round trip on a counter store providing numberFact: send
+ *                "factButtonTapped", rk_store_take_requests, rk_store_resolve, rk_store_wait_idle
+ *                (every thread's instructions: callgrind counts them all)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -155,9 +158,19 @@ int main(int argc, char **argv) {
             fprintf(stderr, "no patch was delivered\n");
             return 1;
         }
+    } else if (strcmp(mode, "round-trip") == 0) {
+        check(rk_store_create("counter", "{\"provide\":[\"numberFact\"]}", &store), "create");
+        for (i = 0; i < count; i++) {
+            check(rk_store_send(store, "\"factButtonTapped\""), "send");
+            check(rk_store_take_requests(store, &json, &len), "take");
+            rk_free(json);
+            /* Ids count up from 1 per store. */
+            check(rk_store_resolve(store, (uint64_t)i + 1, "\"a fact\""), "resolve");
+            check(rk_store_wait_idle(store, -1), "wait");
+        }
     } else {
         fprintf(stderr, "unknown mode %s (encode, decode, send, patch, patch-plain, get, get-trusted, toggle, "
-                        "get-toggled, get-root, record, record-taken, first-sends)\n", mode);
+                        "get-toggled, get-root, record, record-taken, first-sends, round-trip)\n", mode);
         return 2;
     }
     rk_store_destroy(store);

@@ -147,12 +147,13 @@ final class EffectRuntime: @unchecked Sendable {
       self.finished(id, join: join)
     }
     // Effects start at once on the sending thread and run there until their first suspension
-    // (no thread hop for an effect that sends right away); then they continue on the pool.
+    // (no thread hop for an effect that sends right away); then they continue on the pool, or
+    // on the host thread whose answer resumed them (`_EffectExecutor`).
     let task: Task<Void, Never>
     if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
-      task = Task.immediate(priority: priority, operation: body)
+      task = Task.immediate(priority: priority, executorPreference: _EffectExecutor.shared, operation: body)
     } else {
-      task = Task(priority: priority, operation: body)
+      task = Task(executorPreference: _EffectExecutor.shared, priority: priority, operation: body)
     }
     let cancelNow: Bool = locked { state in
       guard state.entries[id] != nil else { return false }  // already finished

@@ -238,6 +238,34 @@ def test_a_request_on_the_loop_thread_creates_the_task_in_the_send(lib: Library)
     asyncio.run(main())
 
 
+def test_an_async_providers_answer_is_reduced_on_the_loop_thread(lib: Library) -> None:
+    """Issue 25 (async round trip): the answer of a provider task that suspended first is
+    given on the loop's thread, and the effect goes on there: factResponse is reduced and
+    the subscriber called before the task's answer returns, with no Swift pool thread."""
+    async def main() -> None:
+        loop_thread = threading.get_ident()
+        delivered: list[tuple[int, Any]] = []
+        answered: list[Any] = []
+
+        async def number_fact(n: int) -> str:
+            await asyncio.sleep(0)
+            return f"{n} after a suspension"
+
+        with Store("counter", providers={"numberFact": number_fact}) as store:
+            store.subscribe(lambda state: delivered.append((threading.get_ident(), state["fact"])))
+            store.send("factButtonTapped")
+            tasks = [t for t in asyncio.all_tasks()
+                     if t.get_name() == "reducerkit provider numberFact #1"]
+            assert len(tasks) == 1
+            tasks[0].add_done_callback(lambda _: answered.append(store.state["fact"]))
+            assert await _until_async(lambda: answered != [])
+            assert answered == ["0 after a suspension"]
+            assert delivered[-1] == (loop_thread, "0 after a suspension")
+            assert all(thread == loop_thread for thread, _ in delivered), delivered
+
+    asyncio.run(main())
+
+
 @pytest.mark.skipif(not hasattr(asyncio, "eager_task_factory"), reason="Python 3.12 and later")
 def test_with_an_eager_task_factory_an_async_provider_answers_in_the_send(
         lib: Library) -> None:

@@ -670,8 +670,9 @@ class Store(Generic[StateT, ActionT]):
         once per send that reduced an action, from now on, with the final state (an action
         and the actions its ``.send`` effects queue give one call). It runs outside the
         store's lock, one call at a time: on the thread that sent (the caller of
-        :meth:`send`, or one of Swift's threads for actions sent by effects). An exception
-        it raises is re-raised by the next call on this store. Returns a token for
+        :meth:`send`; for an effect's action, the thread whose answer to a request resumed
+        the effect, e.g. the loop's for an async provider, else one of Swift's threads).
+        An exception it raises is re-raised by the next call on this store. Returns a token for
         :meth:`unsubscribe`.
 
         With ``path`` (an RFC 6901 JSON Pointer, e.g. ``"/count"`` or ``"/todos/0/title"``),
