@@ -79,6 +79,24 @@ public struct Case<Value>: Sendable {
   }
 
   /// Embeds `value`, type-erased (what a key path's root then casts back).
+  /// The case of one element's actions in a collection's action enum (`IdentifiedAction`,
+  /// `StackAction`): `element(id, action)` builds such an action, `match` reads one.
+  @usableFromInline
+  func _element<ID: Equatable & Sendable, Action>(
+    id: ID, label: String, element: @escaping @Sendable (ID, Action) -> Value,
+    match: @escaping @Sendable (Value) -> (id: ID, action: Action)?
+  ) -> Case<Action> {
+    let embed = _embed
+    let extract = _extract
+    return Case<Action>(
+      _embed: { embed(element(id, $0)) },
+      _extract: {
+        guard let found = extract($0).flatMap(match), found.id == id else { return nil }
+        return found.action
+      },
+      _path: _path + "[id: \(label)]")
+  }
+
   @inlinable public func embed(_ value: Value) -> Any { _embed(value) }
 
   /// Extracts this case's value from a root, if the root is this case.

@@ -87,16 +87,11 @@ extension Case {
   /// The action of the element with `id`: `\.rows[id: 7].toggle`.
   public subscript<ID: Hashable & Sendable, Action>(id id: ID) -> Case<Action>
   where Value == IdentifiedAction<ID, Action> {
-    let embed = _embed
-    let extract = _extract
-    return Case<Action>(
-      _embed: { embed(.element(id: id, action: $0)) },
-      _extract: {
-        guard case let .element(elementID, action)? = extract($0), elementID == id else { return nil }
-        return action
-      },
-      _path: _path + "[id: \(id)]")
+    _element(
+      id: id, label: "\(id)", element: { .element(id: $0, action: $1) },
+      match: { if case let .element(id, action) = $0 { (id, action) } else { nil } })
   }
+
 }
 
 /// The reducer `forEach` returns.

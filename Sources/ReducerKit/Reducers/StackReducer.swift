@@ -276,16 +276,11 @@ extension Case {
   /// The actions of one element: `store.send(\.path[id: 0].screenA.incrementButtonTapped)`.
   public subscript<State, Action>(id id: StackElementID) -> Case<Action>
   where Value == StackAction<State, Action> {
-    let embed = _embed
-    let extract = _extract
-    return Case<Action>(
-      _embed: { embed(.element(id: id, action: $0)) },
-      _extract: {
-        guard case let .element(elementID, action)? = extract($0), elementID == id else { return nil }
-        return action
-      },
-      _path: _path + "[id: \(id.rawValue)]")
+    _element(
+      id: id, label: "\(id.rawValue)", element: { .element(id: $0, action: $1) },
+      match: { if case let .element(id, action) = $0 { (id, action) } else { nil } })
   }
+
 }
 
 extension Reducer where Action: Sendable {
