@@ -16,22 +16,35 @@
 /// nothing.
 public struct DismissEffect: Sendable {
   @usableFromInline let dismiss: @Sendable () async -> Void
+  /// Whether this is the default value (nothing presented where it was read).
+  let isDefault: Bool
 
   /// A dismiss that runs `dismiss` (for tests that check a feature dismisses itself alone).
-  public init(_ dismiss: @escaping @Sendable () async -> Void) { self.dismiss = dismiss }
+  public init(_ dismiss: @escaping @Sendable () async -> Void) {
+    self.dismiss = dismiss
+    isDefault = false
+  }
+
+  /// The default value. A presented feature reads it while it reduces (its effects get the
+  /// working one only when they run), so a run that captured it (`.run { [dismiss] _ in
+  /// await dismiss() }`) looks up the dismiss of the effect it is called from.
+  init(default: Void) {
+    isDefault = true
+    dismiss = {
+      let current = DependencyValues._current.dismiss
+      guard current.isDefault else { return await current() }
+      _reportRuntimeIssue(
+        "dismiss() was called from a feature that is not presented (not reduced by "
+          + "ifLet(\\.$destination, action:) or forEach over a StackState); nothing was dismissed.")
+    }
+  }
 
   /// Dismisses the feature.
   public func callAsFunction() async { await dismiss() }
 }
 
 private enum DismissKey: DependencyKey {
-  static var liveValue: DismissEffect {
-    DismissEffect {
-      _reportRuntimeIssue(
-        "dismiss() was called from a feature that is not presented (not reduced by "
-          + "ifLet(\\.$destination, action:) or forEach over a StackState); nothing was dismissed.")
-    }
-  }
+  static var liveValue: DismissEffect { DismissEffect(default: ()) }
 }
 
 extension DependencyValues {

@@ -1,5 +1,6 @@
 /// The identity of an element of a ``StackState``: given when the element is pushed, never
-/// reused by that stack. Write one as an integer literal in tests: `state.path[id: 0]`.
+/// reused by that stack (unless its ids ran up to `Int.max`). Write one as an integer literal
+/// in tests: `state.path[id: 0]`.
 public struct StackElementID: Hashable, Comparable, Sendable, Codable, ExpressibleByIntegerLiteral,
   CustomStringConvertible
 {
@@ -14,9 +15,17 @@ public struct StackElementID: Hashable, Comparable, Sendable, Codable, Expressib
   public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
   public var description: String { "#\(rawValue)" }
 
-  /// Encoded as its number.
+  /// Encoded as its number, from 0 to `Int.max - 1` (a stack gives no other): a number out of
+  /// that range is a decoding error, so a host cannot push an element with an id the stack's
+  /// own decoding (a snapshot of it) would refuse.
   public init(from decoder: any Decoder) throws {
-    rawValue = try decoder.singleValueContainer().decode(Int.self)
+    let container = try decoder.singleValueContainer()
+    let value = try container.decode(Int.self)
+    guard value >= 0, value < Int.max else {
+      throw DecodingError.dataCorruptedError(
+        in: container, debugDescription: "stack element id \(value) is out of range; expected 0 ..< Int.max")
+    }
+    rawValue = value
   }
 
   /// Encoded as its number.
@@ -107,14 +116,28 @@ public struct StackState<Element> {
 
   /// Pushes `element` on top, with the next id.
   @inlinable public mutating func append(_ element: Element) {
-    _push(element, id: StackElementID(rawValue: _nextID))
+    _push(element, id: _takeID(avoiding: []))
   }
 
   /// Pushes `element` with a given id (ids after it count on from it).
   @inlinable mutating func _push(_ element: Element, id: StackElementID) {
     _ids.append(id)
     _elements.append(element)
-    if id.rawValue >= _nextID { _nextID = id.rawValue &+ 1 }
+    if id.rawValue >= _nextID { _nextID = id.rawValue == .max ? .max : id.rawValue + 1 }
+  }
+
+  /// A new id: the next one, counting up. Ids are below `Int.max`: once the count reached it
+  /// (only a stack given an id near `Int.max`, by a host or a snapshot, gets there), the
+  /// lowest id that neither the stack nor `taken` holds.
+  @inlinable mutating func _takeID(avoiding taken: [StackElementID]) -> StackElementID {
+    if _nextID < .max {
+      defer { _nextID += 1 }
+      return StackElementID(rawValue: _nextID)
+    }
+    let used = Set(_ids).union(taken)
+    var candidate = 0
+    while used.contains(StackElementID(rawValue: candidate)) { candidate += 1 }
+    return StackElementID(rawValue: candidate)
   }
 
   /// The id the next pushed element gets.
@@ -150,8 +173,9 @@ extension StackState: RandomAccessCollection, MutableCollection, RangeReplaceabl
   /// Replaces elements; the new ones get new ids, in order.
   @inlinable public mutating func replaceSubrange<C: Collection>(_ subrange: Range<Int>, with newElements: C)
   where C.Element == Element {
-    let ids = (0..<newElements.count).map { StackElementID(rawValue: _nextID &+ $0) }
-    _nextID &+= newElements.count
+    var ids: [StackElementID] = []
+    ids.reserveCapacity(newElements.count)
+    for _ in 0..<newElements.count { ids.append(_takeID(avoiding: ids)) }
     _ids.replaceSubrange(subrange, with: ids)
     _elements.replaceSubrange(subrange, with: newElements)
   }
@@ -209,14 +233,10 @@ extension StackState: Decodable where Element: Decodable {
     var seen = Set<StackElementID>()
     while !array.isAtEnd {
       let entry = try array.nestedContainer(keyedBy: _StackEntryKey.self)
-      let id = try entry.decode(StackElementID.self, forKey: .id)
+      let id = try entry.decode(StackElementID.self, forKey: .id)  // 0 ..< Int.max
       guard seen.insert(id).inserted else {
         throw DecodingError.dataCorruptedError(
           forKey: .id, in: entry, debugDescription: "id \(id.rawValue) appears twice in the stack; ids are unique")
-      }
-      guard id.rawValue >= 0, id.rawValue < Int.max else {
-        throw DecodingError.dataCorruptedError(
-          forKey: .id, in: entry, debugDescription: "id \(id.rawValue) is out of range; expected 0 ..< Int.max")
       }
       _push(try entry.decode(Element.self, forKey: .state), id: id)
     }

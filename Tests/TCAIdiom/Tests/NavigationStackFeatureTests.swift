@@ -151,3 +151,82 @@ struct NavigationStackFeatureTests {
     }
   }
 }
+
+// MARK: - Hostile ids and captured dismiss
+
+/// A screen whose effect captures `dismiss` while it reduces (`[dismiss]`, as Swift 6 code
+/// captures its dependencies), and a stack of them.
+@Reducer
+struct DismissCapturingScreen {
+  struct State: Equatable {}
+  enum Action { case close }
+  @Dependency(\.dismiss) var dismiss
+  var body: some ReducerOf<Self> {
+    Reduce { _, action in
+      switch action {
+      case .close: return .run { [dismiss] _ in await dismiss() }
+      }
+    }
+  }
+}
+
+@Reducer
+struct DismissCapturingStack {
+  struct State: Equatable { var path = StackState<DismissCapturingScreen.State>() }
+  enum Action {
+    case closeHere
+    case path(StackActionOf<DismissCapturingScreen>)
+    case push
+  }
+  @Dependency(\.dismiss) var dismiss
+  var body: some ReducerOf<Self> {
+    Reduce { state, action in
+      switch action {
+      case .closeHere: return .run { [dismiss] _ in await dismiss() }
+      case .path: return .none
+      case .push:
+        state.path.append(DismissCapturingScreen.State())
+        return .none
+      }
+    }
+    .forEach(\.path, action: \.path) { DismissCapturingScreen() }
+  }
+}
+
+@MainActor
+struct StackHostileInputTests {
+  @Test func aScreenWhoseEffectCapturedDismissPopsItself() async {
+    let store = TestStore(initialState: DismissCapturingStack.State()) { DismissCapturingStack() }
+    await store.send(.push) { $0.path.append(DismissCapturingScreen.State()) }
+    await store.send(\.path[id: 0].close)
+    await store.receive(\.path.popFrom) { $0.path = StackState() }
+  }
+
+  @Test func aCapturedDismissOutsideAPresentationIsStillAnIssue() async {
+    let store = TestStore(initialState: DismissCapturingStack.State()) { DismissCapturingStack() }
+    await withKnownIssue {
+      await store.send(.closeHere)
+      await store.finish()
+    } matching: { $0.description.contains("not presented") }
+  }
+
+  @Test func aHostCannotPushAnIdTheStackWouldNotRead() {
+    for id in ["-5", "9223372036854775807"] {
+      #expect(throws: WireError.self) {
+        _ = try WireDecoder().decode(StackAction<Int, Int>.self, from: #"{"push":{"id":\#(id),"state":1}}"#)
+      }
+      #expect(throws: WireError.self) {
+        _ = try WireDecoder().decode(StackAction<Int, Int>.self, from: #"{"popFrom":{"id":\#(id)}}"#)
+      }
+    }
+  }
+
+  @Test func idsNeverRunPastIntMax() throws {
+    var stack = try WireDecoder().decode(StackState<Int>.self, from: #"[{"id":9223372036854775806,"state":1}]"#)
+    stack.append(2)
+    stack.append(contentsOf: [3, 4])
+    #expect(stack.ids == [9_223_372_036_854_775_806, 0, 1, 2])
+    let text = String(decoding: try WireEncoder().encode(stack), as: UTF8.self)
+    #expect(try WireDecoder().decode(StackState<Int>.self, from: text) == stack)
+  }
+}
