@@ -30,6 +30,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -37,6 +38,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 #ifndef RKC_LINKED
 #include <dlfcn.h>
 #endif
@@ -283,38 +285,65 @@ static int same(const jm_value *expected, const jm_value *actual) {
 
 /* ---- small helpers --------------------------------------------------------------------- */
 
-/* The whole file (NUL-terminated; it may hold NUL bytes too: *len counts them), or NULL with
- * errno saying why. */
-static char *read_file(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
+/* What a path names when it is not a regular file: such a file is not read (a FIFO would block
+ * without a writer, /dev/zero never ends). */
+static const char *file_kind(mode_t mode) {
+    if (S_ISDIR(mode)) return "a directory";
+    if (S_ISFIFO(mode)) return "a FIFO";
+    if (S_ISCHR(mode)) return "a character device";
+    if (S_ISBLK(mode)) return "a block device";
+    if (S_ISSOCK(mode)) return "a socket";
+    return "an unknown kind of file";
+}
+
+/* The whole of a regular file, or of the file a link names (NUL-terminated; it may hold NUL
+ * bytes too: *len counts them), or NULL with *why saying why not: errno's text, or "not a
+ * regular file (a FIFO)". It is opened without blocking, so a FIFO is refused at once. */
+static char *read_file(const char *path, size_t *len, char *why, size_t why_len) {
     char *data = NULL;
     size_t cap = 0, n = 0;
-    if (f == NULL) return NULL;
+    struct stat sb;
+    int fd = open(path, O_RDONLY | O_NONBLOCK);
+    if (fd < 0) {
+        snprintf(why, why_len, "%s", strerror(errno));
+        return NULL;
+    }
+    if (fstat(fd, &sb) != 0) {
+        snprintf(why, why_len, "%s", strerror(errno));
+        close(fd);
+        return NULL;
+    }
+    if (!S_ISREG(sb.st_mode)) {
+        snprintf(why, why_len, "not a regular file (%s)", file_kind(sb.st_mode));
+        close(fd);
+        return NULL;
+    }
     for (;;) {
-        size_t got;
+        ssize_t got;
         if (n + 4096 + 1 > cap) {
             char *grown;
             cap = cap ? cap * 2 : 8192;
             grown = (char *)realloc(data, cap);
             if (grown == NULL) {
                 free(data);
-                fclose(f);
-                errno = ENOMEM;
+                close(fd);
+                snprintf(why, why_len, "%s", strerror(ENOMEM));
                 return NULL;
             }
             data = grown;
         }
-        got = fread(data + n, 1, cap - n - 1, f);
-        n += got;
+        got = read(fd, data + n, cap - n - 1);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) {
+            snprintf(why, why_len, "%s", strerror(errno));
+            free(data);
+            close(fd);
+            return NULL;
+        }
         if (got == 0) break;
+        n += (size_t)got;
     }
-    if (ferror(f)) {
-        free(data);
-        fclose(f);
-        errno = EIO;
-        return NULL;
-    }
-    fclose(f);
+    close(fd);
     data[n] = '\0';
     *len = n;
     return data;
@@ -846,8 +875,9 @@ static void run_steps(runner *r, const jm_value *sc) {
 /* Runs one scenario file; prints its line (and what failed). Returns 1 if it passed. */
 /* Runs one scenario file given as `len` bytes of text (any bytes: the library checks them),
  * labelled `label` in the output; prints its line (and what failed). Returns 1 if it passed.
- * `read_error` (errno, or 0) says the file could not be read. */
-static int rkc_run_text(const char *label, const char *text, size_t len, int read_error, int timeout_ms) {
+ * With `text` NULL, `read_error` says why the file could not be read. */
+static int rkc_run_text(const char *label, const char *text, size_t len, const char *read_error,
+                        int timeout_ms) {
     runner r;
     jm_value *sc = NULL;
     char *normal = NULL;
@@ -860,7 +890,7 @@ static int rkc_run_text(const char *label, const char *text, size_t len, int rea
     r.timeout_ms = timeout_ms;
     r.exhaustive = 1;
     if (text == NULL) {
-        fail(&r, "cannot read the file: %s", strerror(read_error));
+        fail(&r, "cannot read the file: %s", read_error);
     } else if ((st = rk.scenario_parse(text, len, &normal, &normal_len)) != RK_OK) {
         /* Not a scenario: the library's message says what and where (bounded, escaped). */
         fail(&r, "%s", rk.last_error());
@@ -908,8 +938,8 @@ static int rkc_run_text(const char *label, const char *text, size_t len, int rea
 /* Runs one scenario file; prints its line (and what failed). Returns 1 if it passed. */
 static int run_scenario(const char *path, int timeout_ms) {
     size_t len = 0;
-    char *text = read_file(path, &len);
-    int read_error = errno;
+    char read_error[160];
+    char *text = read_file(path, &len, read_error, sizeof read_error);
     int passed = rkc_run_text(path, text, len, read_error, timeout_ms);
     free(text);
     return passed;

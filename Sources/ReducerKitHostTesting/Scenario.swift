@@ -50,8 +50,10 @@ public struct Scenario: Sendable, CustomStringConvertible {
   /// - Throws: ``ScenarioError`` for a file that cannot be read, is not JSON, or is not a
   ///   well-formed scenario (the message says what and where).
   public init(contentsOfFile path: String) throws(ScenarioError) {
-    guard let bytes = readFile(path) else {
-      throw ScenarioError("\(path): cannot read the file: \(String(cString: strerror(errno)))")
+    let bytes: [UInt8]
+    switch readFile(path) {
+    case let .success(read): bytes = read
+    case let .failure(reason): throw ScenarioError("\(path): cannot read the file: \(reason.message)")
     }
     try self.init(bytes: bytes, path: path)
   }
@@ -146,17 +148,44 @@ public struct ScenarioError: Error, Sendable, CustomStringConvertible {
 
 // MARK: - Files
 
-private func readFile(_ path: String) -> [UInt8]? {
-  guard let file = fopen(path, "rb") else { return nil }
-  defer { fclose(file) }
+private struct ReadFailure: Error {
+  let message: String
+}
+
+/// The bytes of a regular file (or a link to one). Anything else is refused before a byte is
+/// read: a FIFO would block without a writer, /dev/zero would never end. The file is opened
+/// without blocking, so a FIFO is seen and refused at once.
+private func readFile(_ path: String) -> Result<[UInt8], ReadFailure> {
+  let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+  guard fd >= 0 else { return .failure(ReadFailure(message: String(cString: strerror(errno)))) }
+  defer { close(fd) }
+  var info = stat()
+  guard fstat(fd, &info) == 0 else { return .failure(ReadFailure(message: String(cString: strerror(errno)))) }
+  let kind = info.st_mode & S_IFMT
+  guard kind == S_IFREG else {
+    let what =
+      switch kind {
+      case S_IFDIR: "a directory"
+      case S_IFIFO: "a FIFO"
+      case S_IFCHR: "a character device"
+      case S_IFBLK: "a block device"
+      case S_IFSOCK: "a socket"
+      default: "an unknown kind of file"
+      }
+    return .failure(ReadFailure(message: "not a regular file (\(what))"))
+  }
   var bytes: [UInt8] = []
   var chunk = [UInt8](repeating: 0, count: 65536)
   while true {
-    let count = chunk.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, file) }
-    if count > 0 { bytes += chunk[0..<count] }
-    if count < chunk.count { break }
+    let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+    if count < 0 {
+      if errno == EINTR { continue }
+      return .failure(ReadFailure(message: String(cString: strerror(errno))))
+    }
+    if count == 0 { break }
+    bytes += chunk[0..<count]
   }
-  return ferror(file) == 0 ? bytes : nil
+  return .success(bytes)
 }
 
 private func collectFiles(_ directory: String, into found: inout [String]) {

@@ -154,7 +154,8 @@ static int replay_program(const char *path, int expected) {
     if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) return 126;
     if (WEXITSTATUS(status) != expected) {
         size_t len = 0;
-        char *text = read_file(log, &len);
+        char why[160];
+        char *text = read_file(log, &len, why, sizeof why);
         fprintf(stderr, "%s %s exited %d:\n%s", check, path, WEXITSTATUS(status),
                 text ? text : "(no output)\n");
         free(text);
@@ -245,7 +246,7 @@ static char *pretty(const jm_value *doc) {
 static void check_committed(const char *name, const char *json) {
     const char *dir = getenv("REDUCERKIT_SCENARIOS");
     const char *write = getenv("RK_RECORD_WRITE");
-    char path[1024];
+    char path[1024], why[160];
     size_t len = 0;
     char *committed;
     jm_value *doc = parse(json), *want;
@@ -259,8 +260,8 @@ static void check_committed(const char *name, const char *json) {
         jm_free(doc);
         return;
     }
-    committed = read_file(path, &len);
-    CHECK_MSG(committed != NULL, "cannot read %s (run from the repository root)", path);
+    committed = read_file(path, &len, why, sizeof why);
+    CHECK_MSG(committed != NULL, "cannot read %s: %s (run from the repository root)", path, why);
     want = committed ? jm_parse(committed, len, NULL, 0) : NULL;
     CHECK_MSG(want != NULL && jm_equal(doc, want, 0),
               "the recorded session differs from %s (RK_RECORD_WRITE=1 rewrites it):\n    %.2000s",

@@ -10,6 +10,7 @@ import io
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -492,3 +493,35 @@ def test_the_pytest_plugin_collects_scenario_files(pytester: pytest.Pytester,
     result.stdout.fnmatch_lines(["*good_one.scenario.json::good_one PASSED*",
                                  "*bad_one.scenario.json::bad_one FAILED*",
                                  "*step 1*", "*$.count: expected 2, actual 1*"])
+
+
+def _limit_memory() -> None:
+    """In a runner's process: at most 4 GiB of address space, so that a runner reading
+    /dev/zero fails there instead of taking the machine's memory."""
+    import resource
+    resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+
+
+@pytest.mark.parametrize("runner", ["python", "c"])
+def test_a_fifo_or_a_device_is_refused_without_reading_it(
+        lib: Library, tmp_path: Path, runner: str) -> None:
+    """A FIFO (opening it blocked for ever without a writer) or a link to /dev/zero (read
+    until memory ran out) is reported as not a regular file, and the run goes on."""
+    if runner == "c" and not CHECK.exists():
+        pytest.skip("build/reducerkit-check not built (make)")
+    os.mkfifo(tmp_path / "a_fifo.scenario.json")
+    (tmp_path / "b_zero.scenario.json").symlink_to("/dev/zero")
+    (tmp_path / "c_good.scenario.json").write_bytes(FILES[0].read_bytes())
+    command = ([str(CHECK), "--lib", lib.path] if runner == "c"
+               else [sys.executable, "-m", "reducerkit", "--lib", lib.path, "check"])
+    done = subprocess.run([*command, *TIMEOUT_MS, str(tmp_path)], capture_output=True,
+                          text=True, timeout=cap(120), preexec_fn=_limit_memory)
+    lines = done.stdout.splitlines()
+    assert lines[:4] == [
+        f"FAILED {tmp_path / 'a_fifo.scenario.json'}: (no name)",
+        "    cannot read the file: not a regular file (a FIFO)",
+        f"FAILED {tmp_path / 'b_zero.scenario.json'}: (no name)",
+        "    cannot read the file: not a regular file (a character device)",
+    ], done.stdout + done.stderr
+    assert lines[-1] == "1 passed, 2 failed"
+    assert done.returncode == 1

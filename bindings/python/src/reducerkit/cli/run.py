@@ -12,6 +12,7 @@ from typing import Any, TextIO
 
 from .. import _json
 from .._diff import json_diff
+from .._files import read_file
 from .._native import Library
 from ..errors import ReducerKitError
 from ..store import Store
@@ -49,8 +50,7 @@ def register(sub: Any) -> None:
 def _read_lines(path: str) -> list[str]:
     if path == "-":
         return sys.stdin.read().splitlines()
-    with open(path, encoding="utf-8") as f:
-        return f.read().splitlines()
+    return read_file(path).decode("utf-8").splitlines()
 
 
 def _looks_like_scenario(path: str, lines: list[str]) -> bool:

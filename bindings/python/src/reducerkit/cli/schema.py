@@ -44,10 +44,11 @@ def read_features(path: str) -> list[dict[str, Any]]:
     """The features in ``path``: ``rk_features()`` JSON (a list, or one feature's object) or
     a library file. Raises ValueError saying what is wrong."""
     from .. import _json
+    from .._files import read_file
     from .._lifecycle import features
     file = Path(path)
     try:
-        data = file.read_bytes()
+        data = read_file(file)
     except OSError as e:
         raise ValueError(f"{path}: cannot be read: {e.strerror or e}") from None
     if file.suffix in _LIBRARY_SUFFIXES or ".so." in file.name or data.startswith(_LIBRARY_MAGIC):

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from .. import _json
+from .._files import read_file
 from .._json import compact
 from .._lifecycle import resolve_library
 from .._native import Library
@@ -115,8 +116,7 @@ def _normal_form(scenario: Mapping[str, Any] | str | os.PathLike[str], lib: Libr
             raise ScenarioError(f"the scenario cannot be written as JSON: {e}") from None
         return _parse(lib, data, "")
     try:
-        with open(scenario, "rb") as f:
-            data = f.read()
+        data = read_file(scenario)
     except OSError as e:
         raise ScenarioError(f"{os.fspath(scenario)}: cannot read: {e.strerror or e}") from None
     return _parse(lib, data, f"{os.fspath(scenario)}: ")
@@ -445,7 +445,7 @@ def check_files(paths: Iterable[str | os.PathLike[str]], *, out: TextIO,
         error: str | None = None
         try:
             try:
-                data = Path(path).read_bytes()
+                data = read_file(path)
             except OSError as e:
                 raise ScenarioError(f"cannot read the file: {e.strerror or e}") from None
             normal = _parse(lib, data, "")

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import _json
+from .._files import read_file
 from .._lifecycle import resolve_library
 from .._native import Library
 from ..errors import ReducerKitError
@@ -82,7 +83,7 @@ def _check_file(path: Path, lib: Library) -> SnapshotProblem | None:
     from ..store import Store
 
     try:
-        data = path.read_bytes()
+        data = read_file(path)
     except OSError as e:
         return SnapshotProblem(path, None, None, f"cannot be read: {e.strerror or e}")
     try:
