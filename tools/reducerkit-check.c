@@ -433,13 +433,19 @@ static size_t collect(runner *r, jm_value **host) {
 
 static size_t pending(const runner *r) { return r->qlen - r->qhead; }
 
+/* Lists of unasserted actions and events show this many, then how many more there are (a
+ * timer over a long advance left 100,000 of them, each a line). */
+#define LIST_AT_MOST 20
+
 static void print_pending(runner *r) {
     size_t i;
-    for (i = r->qhead; i < r->qlen; i++) {
+    for (i = r->qhead; i < r->qlen && i - r->qhead < LIST_AT_MOST; i++) {
         char *text = jm_dump(jm_get(r->queue[i], "action"));
         outf(r, "      %lu. %s\n", (unsigned long)(i - r->qhead + 1), text ? text : "?");
         free(text);
     }
+    if (r->qlen - r->qhead > LIST_AT_MOST)
+        outf(r, "      (%lu more not shown)\n", (unsigned long)(r->qlen - r->qhead - LIST_AT_MOST));
 }
 
 static jm_value *pop(runner *r) {
@@ -769,11 +775,13 @@ static void check_unasserted(runner *r) {
         size_t i;
         if (r->exhaustive) {
             fail(r, "%lu host event(s) were not asserted:", (unsigned long)(r->elen - r->ehead));
-            for (i = r->ehead; i < r->elen; i++) {
+            for (i = r->ehead; i < r->elen && i - r->ehead < LIST_AT_MOST; i++) {
                 char *text = jm_dump(r->events[i]);
                 outf(r, "      %s\n", text ? text : "?");
                 free(text);
             }
+            if (r->elen - r->ehead > LIST_AT_MOST)
+                outf(r, "      (%lu more not shown)\n", (unsigned long)(r->elen - r->ehead - LIST_AT_MOST));
         }
         for (i = r->ehead; i < r->elen; i++) {
             jm_free(r->events[i]);

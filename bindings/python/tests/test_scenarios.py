@@ -525,3 +525,28 @@ def test_a_fifo_or_a_device_is_refused_without_reading_it(
     ], done.stdout + done.stderr
     assert lines[-1] == "1 passed, 2 failed"
     assert done.returncode == 1
+
+
+@pytest.mark.parametrize("runner", ["python", "c"])
+def test_unasserted_actions_are_listed_up_to_twenty(
+        lib: Library, tmp_path: Path, runner: str) -> None:
+    """A timer over a long advance leaves one unasserted action per tick: the runners listed
+    every one (100,000 lines for a file of 150 bytes); now 20, then how many more."""
+    if runner == "c" and not CHECK.exists():
+        pytest.skip("build/reducerkit-check not built (make)")
+    path = tmp_path / "ticks.scenario.json"
+    path.write_text(json.dumps({
+        "name": "ticks", "feature": "counter",
+        "steps": [{"send": "toggleTimer", "state": {"count": 0, "fact": None, "isTimerOn": True}},
+                  {"advance_ms": 100000}]}))
+    command = ([str(CHECK), "--lib", lib.path] if runner == "c"
+               else [sys.executable, "-m", "reducerkit", "--lib", lib.path, "check"])
+    done = subprocess.run([*command, *TIMEOUT_MS, str(path)], capture_output=True, text=True,
+                          timeout=cap(120))
+    lines = done.stdout.splitlines()
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert lines[1] == "    100 received action(s) were not asserted:", done.stdout
+    listed = [line for line in lines if line.lstrip().split(". ")[-1] == '"timerTick"']
+    assert len(listed) == 20
+    assert lines[22].strip() == "(80 more not shown)", done.stdout
+    assert lines[-1] == "0 passed, 1 failed"

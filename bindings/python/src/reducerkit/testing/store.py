@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import itertools
 import os
 import time
 from collections import deque
@@ -41,6 +42,17 @@ def _normalize_action(action: Any) -> Any:
         if payload is None or payload == {}:
             return name
     return action
+
+
+# Lists of unasserted actions and events show this many, then how many more there are (a
+# timer over a long advance left 100,000 of them, each a line).
+_LIST_AT_MOST = 20
+
+
+def _listed(lines: list[str], total: int) -> str:
+    if total > len(lines):
+        lines = [*lines, f"  ({total - len(lines)} more not shown)"]
+    return "\n".join(lines)
 
 
 def _show(action: Any) -> str:
@@ -204,7 +216,8 @@ class TestStore(Generic[StateT, ActionT]):
                 return False
 
     def _events_text(self) -> str:
-        return "\n".join(f"  {i + 1}. {_show_event(e)}" for i, e in enumerate(self._events))
+        return _listed([f"  {i + 1}. {_show_event(e)}"
+                        for i, e in enumerate(itertools.islice(self._events, _LIST_AT_MOST))], len(self._events))
 
     def _expected(self, base: dict[str, Any], changes: Changes | _Exact,
                   kw: Mapping[str, Any]) -> dict[str, Any]:
@@ -252,8 +265,8 @@ class TestStore(Generic[StateT, ActionT]):
         self._version = version
 
     def _pending_text(self) -> str:
-        return "\n".join(f"  {i + 1}. {_show(r['action'])}"
-                         for i, r in enumerate(self._received))
+        return _listed([f"  {i + 1}. {_show(r['action'])}"
+                        for i, r in enumerate(itertools.islice(self._received, _LIST_AT_MOST))], len(self._received))
 
     def _await_received(self, timeout: float) -> bool:
         """Waits until an effect action is recorded, or effects are idle, or timeout."""
