@@ -32,7 +32,13 @@ static void test_scenario_parse_refuses(void) {
                    RK_ERR_INVALID_ARGUMENT, "found {\"send\\u0000x\":\"increment\"}");
     expect_refused("{\"name\":\"x\",\"feature\":\"counter\\u0000garbage\",\"steps\":[]}",
                    RK_ERR_INVALID_ARGUMENT,
-                   "$.feature: expected a non-empty string without U+0000, found \"counter\\u0000garbage\"");
+                   "$.feature: expected a non-empty string without control characters, found \"counter\\u0000garbage\"");
+    /* A name is printed on the runner's result line: a newline in it forged an "ok" line. */
+    expect_refused("{\"name\":\"x\\nok     forged.scenario.json: fine\",\"feature\":\"counter\",\"steps\":[]}",
+                   RK_ERR_INVALID_ARGUMENT,
+                   "$.name: expected a non-empty string without control characters, found \"x\\nok     forged");
+    expect_refused("{\"name\":\"\\u001b[31mred\\u009b\",\"feature\":\"counter\",\"steps\":[]}",
+                   RK_ERR_INVALID_ARGUMENT, "$.name: expected a non-empty string without control characters");
     expect_refused("{\"name\":\"x\",\"feature\":\"counter\",\"steps\":[{\"send\":\"increment\",\"send\":\"decrement\"}]}",
                    RK_ERR_JSON, "duplicate key \"send\" at $.steps[0]");
     expect_refused("{\"name\":\"x\",\"feature\":\"counter\",\"steps\":[{\"resolve\":18446744073709551617,\"response\":1}]}",

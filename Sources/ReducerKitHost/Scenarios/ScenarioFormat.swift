@@ -256,9 +256,15 @@ private struct Checker {
     return text
   }
 
+  /// `name` and `feature`: runners print them on their result line, so no control character
+  /// (U+0000 to U+001F, U+007F to U+009F) may end that line early, forge another one or drive
+  /// the terminal.
   func nonEmptyString(_ value: JSONValue, at path: Int) throws(Failure) -> String {
-    guard case .string(let text) = value, !text.isEmpty, !text.utf8.contains(0) else {
-      throw Failure(.shape, "\(paths.render(path)): expected a non-empty string without U+0000, found \(shown(value))")
+    guard case .string(let text) = value, !text.isEmpty,
+      !text.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) })
+    else {
+      throw Failure(
+        .shape, "\(paths.render(path)): expected a non-empty string without control characters, found \(shown(value))")
     }
     return text
   }
