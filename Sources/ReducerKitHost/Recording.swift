@@ -240,18 +240,23 @@ package final class SessionRecorder: Sendable {
     return member
   }
 
-  /// `bytes` as compact JSON, or nil if it is not JSON (as the library reads it).
+  /// `bytes` as compact JSON, or nil if it is not JSON (as the library reads it) or holds
+  /// what no scenario may hold: a number with a fraction or exponent beyond the range of a
+  /// double (`1e400`; the scenario format refuses it, so the recording would not replay).
   static func compactJSON(_ bytes: UnsafeRawBufferPointer) -> [UInt8]? {
     guard var value = try? parseJSON(bytes) else { return nil }
+    defer { value.releaseIteratively() }
     var json: [UInt8] = []
-    write(value, into: &json)
-    value.releaseIteratively()
+    guard write(value, into: &json) else { return nil }
     return json
   }
 
   /// Writes `value` as compact JSON without recursion (a value may be nested 512 deep, and
-  /// the calling thread's stack may be small).
-  static func write(_ value: JSONValue, into json: inout [UInt8]) {
+  /// the calling thread's stack may be small). False if it holds a number with a fraction or
+  /// exponent beyond the range of a double, which no scenario may hold.
+  @discardableResult
+  static func write(_ value: JSONValue, into json: inout [UInt8]) -> Bool {
+    var scenarioCanHoldIt = true
     enum Frame {
       case array([JSONValue], Int)
       case object([(key: String, value: JSONValue)], Int)
@@ -268,11 +273,14 @@ package final class SessionRecorder: Sendable {
         case let .object(members):
           json.append(UInt8(ascii: "{"))
           stack.append(.object(members, 0))
+        case let .number(text) where text.utf8.contains(where: { $0 == UInt8(ascii: ".") || $0 | 0x20 == UInt8(ascii: "e") }):
+          scenarioCanHoldIt = false  // the parser keeps such a number as text only beyond a double
+          json.append(contentsOf: current.serializedBytes())
         default:
           json.append(contentsOf: current.serializedBytes())
         }
       }
-      guard let top = stack.popLast() else { return }
+      guard let top = stack.popLast() else { return scenarioCanHoldIt }
       switch top {
       case let .array(elements, index):
         guard index < elements.count else {

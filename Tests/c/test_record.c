@@ -520,6 +520,25 @@ static void test_repeated_actions_logged(void) {
     rk_store_destroy(s);
 }
 
+/* A refused send is a step expecting its error only when a scenario can hold its JSON: 1e400
+ * (beyond a double) was recorded, and the recording did not parse as a scenario. */
+static void test_refused_send_a_scenario_cannot_hold(void) {
+    rk_store *s;
+    char *doc;
+    TEST("a refused send whose JSON no scenario may hold (1e400) is left out; the rest replays");
+    s = CREATE("counter", "{\"clock\":\"test\",\"record\":true}");
+    send_fails(s, "{\"setCount\":1e400}", RK_ERR_ACTION);
+    send_fails(s, "{\"setCount\":[1e400, 1.5]}", RK_ERR_ACTION);
+    send_fails(s, "{\"setCount\":1.5}", RK_ERR_ACTION);
+    send_ok(s, "\"increment\"");
+    doc = scenario_of(s);
+    CHECK(doc != NULL && strstr(doc, "1e400") == NULL);
+    CHECK_CONTAINS(doc, "{\"send\":{\"setCount\":1.5},\"error\":{\"status\":\"RK_ERR_ACTION\"");
+    check_replays("refused_beyond_double", doc);
+    rk_free(doc);
+    rk_store_destroy(s);
+}
+
 /* ---- answers inside the request callback -------------------------------------------- */
 
 typedef struct answering {
@@ -842,6 +861,7 @@ int main(int argc, char **argv) {
     test_search_session();
     test_with_record_actions();
     test_repeated_actions_logged();
+    test_refused_send_a_scenario_cannot_hold();
     test_callback_answers();
     test_while_effects_run();
     test_threads();
