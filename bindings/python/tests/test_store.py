@@ -5,6 +5,7 @@ from __future__ import annotations
 import ctypes
 import gc
 import weakref
+from typing import Any
 
 import pytest
 from conftest import cap
@@ -125,6 +126,20 @@ def test_bad_json(counter: Store) -> None:
 def test_unencodable_action(counter: Store) -> None:
     with pytest.raises(JSONError, match="cannot be encoded"):
         counter.send({"setCount": object()})
+
+
+def test_an_unencodable_action_is_shown_bounded_whatever_its_depth_or_size(counter: Store) -> None:
+    """The message quoted the whole action: a list nested 5,000 deep raised RecursionError
+    (from repr) instead of JSONError, and a 10 MB one made a 10 MB message."""
+    deep: list[Any] = []
+    for _ in range(5000):
+        deep = [deep]
+    big = {"factResponse": "x" * (10 << 20), "set": {1}}
+    for action in (deep, big, {"setCount": [{1}] * 100000}):
+        with pytest.raises(JSONError, match="cannot be encoded as JSON") as info:
+            counter.send(action)
+        assert len(info.value.message) < 400
+    assert counter.version == 0
 
 
 def test_unknown_feature(lib: Library) -> None:

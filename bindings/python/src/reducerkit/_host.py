@@ -135,9 +135,8 @@ def encode_response(value: Any) -> bytes:
     try:
         return _json.dumps(value)
     except _json.EncodeError as e:
-        shown = repr(value)
-        shown = shown if len(shown) <= 80 else shown[:77] + "..."
-        raise JSONError(f"response {shown} cannot be encoded as JSON: {e}", Status.JSON) from e
+        raise JSONError(f"response {_json.shown(value)} cannot be encoded as JSON: {e}",
+                        Status.JSON) from e
 
 
 class Request:

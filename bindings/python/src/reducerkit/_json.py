@@ -9,14 +9,28 @@ from __future__ import annotations
 
 import json as _stdjson
 import os
+import reprlib
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["dumps", "loads", "pretty", "BACKEND", "EncodeError", "backend", "use"]
+__all__ = ["dumps", "loads", "pretty", "shown", "BACKEND", "EncodeError", "backend", "use"]
 
 
 _encoder = _stdjson.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 _encode = _encoder.encode  # made once: json.dumps with options builds an encoder per call
+
+
+_repr = reprlib.Repr()
+_repr.maxlevel = 4
+_repr.maxstring = _repr.maxother = 60
+
+
+def shown(value: Any) -> str:
+    """``repr(value)`` for a message: at most 4 levels and 80 characters, whatever the value's
+    size or depth (a value too deep to encode was too deep for ``repr`` too, and a 50 MB one
+    made a 50 MB message)."""
+    text = _repr.repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _std_dumps(value: Any) -> bytes:

@@ -105,7 +105,7 @@ def _encode_action(action: Any) -> bytes:
     try:
         return _json.dumps(action)
     except _json.EncodeError as e:
-        raise JSONError(f"action {action!r} cannot be encoded as JSON: {e}",
+        raise JSONError(f"action {_json.shown(action)} cannot be encoded as JSON: {e}",
                         Status.JSON) from e
 
 
@@ -475,7 +475,7 @@ class Store(Generic[StateT, ActionT]):
                 try:
                     data = _json.dumps(action)
                 except _json.EncodeError as e:
-                    raise JSONError(f"action {action!r} cannot be encoded as JSON: {e}",
+                    raise JSONError(f"action {_json.shown(action)} cannot be encoded as JSON: {e}",
                                     Status.JSON) from e
             else:
                 data = None
