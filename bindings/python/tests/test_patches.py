@@ -174,6 +174,17 @@ def test_get(lib: Library) -> None:
             store.get("/a~2")
 
 
+def test_get_quotes_a_huge_pointer_bounded(lib: Library) -> None:
+    """The library cuts pointers in its messages; the binding put the whole of it before them
+    (an 8 MB pointer made an 8 MB message)."""
+    with Store("todos", initial_state=TODOS_3, library=lib) as store:
+        for pointer in ("/" + "a" * (8 << 20), "x" * (8 << 20), "/~" + "a" * (8 << 20),
+                        "/\x00" + "a" * (8 << 20)):
+            with pytest.raises(InvalidArgumentError) as info:
+                store.get(pointer)
+            assert len(info.value.message) < 1000
+
+
 def test_subscribe_path_calls_only_when_the_part_changed(lib: Library) -> None:
     with Store("counter", library=lib) as store:
         counts: list[Any] = []

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ._json import shown
+
 __all__ = ["FrozenDict", "FrozenList", "MISSING", "freeze", "thaw", "parse_pointer",
            "render_pointer", "escape", "resolve", "apply_patch", "make_patch", "affects"]
 
@@ -128,7 +130,7 @@ def parse_pointer(pointer: str) -> tuple[str, ...]:
     if pointer == "":
         return ()
     if not isinstance(pointer, str) or not pointer.startswith("/"):
-        raise ValueError(f"{pointer!r} is not a JSON Pointer: it must be '' or start with '/'")
+        raise ValueError(f"{shown(pointer)} is not a JSON Pointer: it must be '' or start with '/'")
     segments = pointer[1:].split("/")
     if "~" in pointer:
         out = []
@@ -136,7 +138,7 @@ def parse_pointer(pointer: str) -> tuple[str, ...]:
             if "~" in s:
                 check = s.replace("~0", "").replace("~1", "")
                 if "~" in check:
-                    raise ValueError(f"{pointer!r}: '~' must be followed by 0 or 1")
+                    raise ValueError(f"{shown(pointer)}: '~' must be followed by 0 or 1")
                 s = s.replace("~1", "/").replace("~0", "~")
             out.append(s)
         return tuple(out)

@@ -610,10 +610,10 @@ class Store(Generic[StateT, ActionT]):
         version = c_uint64()
         encoded = pointer.encode("utf-8", "surrogatepass")
         if b"\0" in encoded:
-            raise InvalidArgumentError(f"pointer {pointer!r} contains a NUL character",
+            raise InvalidArgumentError(f"pointer {_json.shown(pointer)} contains a NUL character",
                                        Status.INVALID_ARGUMENT)
         self._call(lib.rk_store_get, handle, encoded, ptr, length, version,
-                   context=f"get({pointer!r})")
+                   context=f"get({_json.shown(pointer)})")
         return freeze(lib.decode(lib.take_string(ptr, length), "rk_store_get")), version.value
 
     def snapshot(self) -> dict[str, Any]:
