@@ -96,6 +96,17 @@ def test_bad_json_names_the_line(cli: Run, tmp_path: Path) -> None:
     assert done.stderr.startswith(f"{log}:2: invalid JSON")
 
 
+def test_a_line_is_sent_as_written(cli: Run, tmp_path: Path) -> None:
+    """A key given twice is the library's RK_ERR_JSON, as from any host (Python's reading of
+    the line kept the last one and sent {"setCount": 2})."""
+    log = tmp_path / "dup.jsonl"
+    log.write_text('"increment"\n{"setCount": 1, "setCount": 2}\n"increment"\n')
+    done = cli("run", "counter", str(log))
+    assert done.returncode == 1
+    assert done.stderr.startswith(f'{log}:2: duplicate key "setCount" at $.setCount'), done.stderr
+    assert len(done.stdout.splitlines()) == 1
+
+
 def test_unknown_feature_and_missing_file(cli: Run, tmp_path: Path) -> None:
     log = tmp_path / "a.jsonl"
     log.write_text('"increment"\n')

@@ -116,7 +116,9 @@ def execute(args: argparse.Namespace, lib: Library, out: TextIO, err: TextIO) ->
                 status = FAILED
                 break
             try:
-                store.send(action)
+                # The line as written: the library judges it (a key given twice, a number
+                # beyond 64 bits), not Python's reading of it (the last of two keys won).
+                store.send(text.encode("utf-8"))
             except ReducerKitError as e:
                 err.write(f"{newline}{label}:{number}: {e.message}\n")
                 status = FAILED
