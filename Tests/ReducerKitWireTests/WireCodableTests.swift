@@ -64,26 +64,41 @@ enum WAction: Codable, Equatable, Sendable {
 extension WAction: ReducerKitWire.WireCodable {
   static var _wireShape: ReducerKitWire._WireShape<Self> {
     .enum([
-      .unit("increment") { .increment },
-      .unit("default") { .`default` },
-      .init("setCount", labels: [nil], [.init(Int.self)]) { p in .setCount(p.take(Int.self)) },
-      .init("rename", labels: [nil], [.init(String.self)]) { p in .rename(p.take(String.self)) },
-      .init("flag", labels: [nil], [.init(Bool.self)]) { p in .flag(p.take(Bool.self)) },
-      .init("scale", labels: [nil], [.init(Double.self)]) { p in .scale(p.take(Double.self)) },
-      .init("addTodo", labels: ["title"], [.init(String.self)]) { p in .addTodo(title: p.take(String.self)) },
-      .init("move", labels: [nil, nil], [.init(Int.self), .init(Int.self)]) { p in
-        .move(p.take(Int.self), p.take(Int.self))
-      },
-      .init("pair", labels: [nil, "label"], [.init(Int.self), .init(String.self)]) { p in
-        .pair(p.take(Int.self), label: p.take(String.self))
-      },
-      .init("note", labels: [nil], [.init(String?.self)]) { p in .note(p.take(String?.self)) },
-      .init("todo", labels: [nil], [.init(WTodo.self)]) { p in .todo(p.take(WTodo.self)) },
-      .init("nested", labels: [nil], [.init(CounterAction.self)]) { p in .nested(p.take(CounterAction.self)) },
-      .init("filter", labels: [nil], [.init(Filter.self)]) { p in .filter(p.take(Filter.self)) },
-      .init("list", labels: [nil], [.init([Int].self)]) { p in .list(p.take([Int].self)) },
-      .init("café", labels: ["ü"], [.init(Int.self)]) { p in .café(ü: p.take(Int.self)) },
-    ])
+      .unit("increment"),
+      .unit("default"),
+      .init("setCount", labels: [nil], [.init(Int.self)]),
+      .init("rename", labels: [nil], [.init(String.self)]),
+      .init("flag", labels: [nil], [.init(Bool.self)]),
+      .init("scale", labels: [nil], [.init(Double.self)]),
+      .init("addTodo", labels: ["title"], [.init(String.self)]),
+      .init("move", labels: [nil, nil], [.init(Int.self), .init(Int.self)]),
+      .init("pair", labels: [nil, "label"], [.init(Int.self), .init(String.self)]),
+      .init("note", labels: [nil], [.init(String?.self)]),
+      .init("todo", labels: [nil], [.init(WTodo.self)]),
+      .init("nested", labels: [nil], [.init(CounterAction.self)]),
+      .init("filter", labels: [nil], [.init(Filter.self)]),
+      .init("list", labels: [nil], [.init([Int].self)]),
+      .init("café", labels: ["ü"], [.init(Int.self)]),
+    ]) { i, p in
+      switch i {
+      case 0: p.set(Self.increment)
+      case 1: p.set(Self.`default`)
+      case 2: p.set(Self.setCount(p.take(0, Int.self)))
+      case 3: p.set(Self.rename(p.take(0, String.self)))
+      case 4: p.set(Self.flag(p.take(0, Bool.self)))
+      case 5: p.set(Self.scale(p.take(0, Double.self)))
+      case 6: p.set(Self.addTodo(title: p.take(0, String.self)))
+      case 7: p.set(Self.move(p.take(0, Int.self), p.take(1, Int.self)))
+      case 8: p.set(Self.pair(p.take(0, Int.self), label: p.take(1, String.self)))
+      case 9: p.set(Self.note(p.take(0, String?.self)))
+      case 10: p.set(Self.todo(p.take(0, WTodo.self)))
+      case 11: p.set(Self.nested(p.take(0, CounterAction.self)))
+      case 12: p.set(Self.filter(p.take(0, Filter.self)))
+      case 13: p.set(Self.list(p.take(0, [Int].self)))
+      case 14: p.set(Self.café(ü: p.take(0, Int.self)))
+      default: preconditionFailure()
+      }
+    }
   }
 }
 
@@ -96,12 +111,17 @@ enum WGeneric<Value: Codable & Equatable & Sendable>: Codable, Equatable, Sendab
 extension WGeneric: ReducerKitWire.WireCodable {
   static var _wireShape: ReducerKitWire._WireShape<Self> {
     .enum([
-      .unit("empty") { .empty },
-      .init("one", labels: [nil], [.init(Value.self)]) { p in .one(p.take(Value.self)) },
-      .init("two", labels: [nil, "count"], [.init(Value.self), .init(Int.self)]) { p in
-        .two(p.take(Value.self), count: p.take(Int.self))
-      },
-    ])
+      .unit("empty"),
+      .init("one", labels: [nil], [.init(Value.self)]),
+      .init("two", labels: [nil, "count"], [.init(Value.self), .init(Int.self)]),
+    ]) { i, p in
+      switch i {
+      case 0: p.set(Self.empty)
+      case 1: p.set(Self.one(p.take(0, Value.self)))
+      case 2: p.set(Self.two(p.take(0, Value.self), count: p.take(1, Int.self)))
+      default: preconditionFailure()
+      }
+    }
   }
 }
 

@@ -167,11 +167,11 @@ let _wireRuntimeChecks: _RuntimeChecks = {
 /// Builds every case of the A7 sample enums by their plans; nil when all equal the real values.
 private func _enumFieldsCheck() -> String? {
   func build<T>(_ type: T.Type, _ name: String, _ payload: (UnsafeMutableRawPointer) -> Void) -> T? {
-    guard let plan = _rawEnumPlan(T.self), let found = plan.find(name) else { return nil }
+    guard let plan = _rawEnumPlan(T.self), let found = plan.index(of: name) else { return nil }
     return withUnsafeTemporaryAllocation(of: T.self, capacity: 1) { buffer in
       let target = UnsafeMutableRawPointer(buffer.baseAddress.unsafelyUnwrapped)
       payload(target)
-      _ = plan.make(found, into: target) { _ in true }
+      _ = plan.make(at: found, into: target) { _ in true }
       return buffer.baseAddress.unsafelyUnwrapped.move()
     }
   }
