@@ -1,3 +1,5 @@
+import CReducerKitShims
+
 /// A `SynthesizedCodable` type whose wire shape the compiler wrote: its stored properties (for a
 /// struct) or its cases (for an enum), as `@Wire` generates them.
 ///
@@ -162,6 +164,7 @@ protocol _WireShaped {
   static var _wireDirectPlan: _DirectPlan? { get }
   static var _wireEnumPlan: _EnumPlan? { get }
   static var _wireCaseNames: [String] { get }
+  static var _wirePayloadlessCount: Int? { get }
 }
 
 extension WireCodable {
@@ -225,6 +228,92 @@ extension WireCodable {
     guard case .enumeration(let cases, _) = _wireShape.kind else { return [] }
     return cases.map(\.name)
   }
+
+  /// The number of cases of an enum none of whose cases has associated values, else nil
+  /// (what A2 answers for other types).
+  static var _wirePayloadlessCount: Int? {
+    guard case .enumeration(let cases, _) = _wireShape.kind, cases.allSatisfy(\.elements.isEmpty) else { return nil }
+    return cases.count
+  }
+
+  /// Every value of an enum none of whose cases has associated values, in declaration order,
+  /// built by its generated builder (what A3 gives for other types); else nil.
+  static var _wirePayloadlessValues: [Self]? {
+    guard case .enumeration(let cases, let build) = _wireShape.kind, cases.allSatisfy(\.elements.isEmpty) else {
+      return nil
+    }
+    return cases.indices.map { index in
+      withUnsafeTemporaryAllocation(of: Self.self, capacity: 1) { buffer in
+        let result = buffer.baseAddress.unsafelyUnwrapped
+        var none = 0
+        withUnsafeMutablePointer(to: &none) { offsets in
+          build(index, _WirePayload(base: UnsafeMutableRawPointer(offsets), offsets: UnsafePointer(offsets),
+            result: UnsafeMutableRawPointer(result)))
+        }
+        return result.move()
+      }
+    }
+  }
+}
+
+/// The number of cases of a payload-less enum (`_payloadlessCaseCount`), from the shape of a
+/// `WireCodable` type (no runtime read), from A2 for any other.
+func _caseCountIfPayloadless(_ type: Any.Type) -> Int? {
+  guard _typeIsWire(type), let wire = type as? any WireCodable.Type else { return _payloadlessCaseCount(type) }
+  return _openShaped(wire)._wirePayloadlessCount
+}
+
+/// All values of a payload-less enum (`_payloadlessCases`), built by the generated builder of a
+/// `WireCodable` type (no runtime read), from A3 for any other.
+func _valuesIfPayloadless<T>(of type: T.Type) -> [T]? {
+  guard _typeIsWire(T.self), let wire = T.self as? any WireCodable.Type else { return _payloadlessCases(of: T.self) }
+  return _openPayloadlessValues(wire) as? [T]
+}
+
+private func _openPayloadlessValues<W: WireCodable>(_ type: W.Type) -> [W]? {
+  W._wirePayloadlessValues
+}
+
+// MARK: - Enum or struct, without a runtime read for `WireCodable` types
+
+/// Bits of `_typeFacts`.
+let _factKnown: UInt8 = 1
+let _factEnum: UInt8 = 2
+let _factWire: UInt8 = 4
+
+/// What the fast codec asks of a type before reading it: whether it is an enum (`_factEnum`)
+/// and whether it is `WireCodable` (`_factWire`). For a `WireCodable` type from its generated
+/// shape (no runtime read), for any other from its metadata kind (A1). Cached per type in a
+/// lock-free table (CReducerKitShims): a hit costs a few instructions more than the A1 read.
+@inline(__always)
+func _typeFacts(_ type: Any.Type) -> UInt8 {
+  let cached = rk_shim_type_facts_get(UnsafeRawPointer(bitPattern: UInt(bitPattern: ObjectIdentifier(type))))
+  return cached != 0 ? cached : _settleTypeFacts(type)
+}
+
+@inline(never)
+private func _settleTypeFacts(_ type: Any.Type) -> UInt8 {
+  var facts = _factKnown
+  if let wire = type as? any WireCodable.Type {
+    facts |= _factWire
+    if _openShaped(wire)._wireIsEnum { facts |= _factEnum }
+  } else if _isEnumType(type) {
+    facts |= _factEnum
+  }
+  rk_shim_type_facts_put(UnsafeRawPointer(bitPattern: UInt(bitPattern: ObjectIdentifier(type))), facts)
+  return facts
+}
+
+/// Whether `type` is an enum (not `Optional`): from the shape of a `WireCodable` type, else A1.
+@inline(__always)
+func _typeIsEnum(_ type: Any.Type) -> Bool {
+  _typeFacts(type) & _factEnum != 0
+}
+
+/// Whether `type` is `WireCodable` (cached: cheaper than a cast after the first time).
+@inline(__always)
+func _typeIsWire(_ type: Any.Type) -> Bool {
+  _typeFacts(type) & _factWire != 0
 }
 
 /// The `WireCodable` view of `T`, or nil when `T` does not conform.
@@ -244,4 +333,5 @@ private enum _WireShapedBox<W: WireCodable>: _WireShaped {
   static var _wireDirectPlan: _DirectPlan? { W._wireDirectPlan }
   static var _wireEnumPlan: _EnumPlan? { W._wireEnumPlan }
   static var _wireCaseNames: [String] { W._wireCaseNames }
+  static var _wirePayloadlessCount: Int? { W._wirePayloadlessCount }
 }

@@ -306,3 +306,66 @@ extension WState: ReducerKitWire.WireCodable {
     }
   }
 }
+
+/// Payload-less enums, with hostile case names, with and without a shape: their values, case
+/// counts, messages and schemas come from the shape for the first (no runtime read) and from
+/// the metadata (A2/A3) for the second, and must be the same.
+enum WUnits: Codable, Equatable, Sendable {
+  case plain, `default`, café, 😀x
+}
+
+enum PlainUnits: Codable, Equatable, Sendable {
+  case plain, `default`, café, 😀x
+}
+
+extension WUnits: ReducerKitWire.WireCodable {
+  static var _wireShape: ReducerKitWire._WireShape<Self> {
+    .enum([.unit("plain"), .unit("default"), .unit("café"), .unit("😀x")]) { i, p in
+      switch i {
+      case 0: p.set(Self.plain)
+      case 1: p.set(Self.`default`)
+      case 2: p.set(Self.café)
+      case 3: p.set(Self.😀x)
+      default: preconditionFailure()
+      }
+    }
+  }
+}
+
+@Suite struct WireShapeFactsTests {
+  /// Enum or struct, and `WireCodable` or not, from the cached facts: the shape's answer for a
+  /// `WireCodable` type, A1's for any other; asked twice (the second from the cache).
+  @Test func factsAgreeWithTheMetadata() {
+    let types: [(Any.Type, Bool)] = [
+      (WAction.self, true), (WGeneric<Int>.self, true), (WState.self, true), (WTodo.self, true),
+      (WUnits.self, true), (PlainUnits.self, false), (Int.self, false), (Int?.self, false), (String.self, false),
+    ]
+    for _ in 0..<2 {
+      for (type, isWire) in types {
+        #expect(_typeIsEnum(type) == _referenceIsEnumType(type), "\(type)")
+        #expect(_typeIsWire(type) == isWire, "\(type)")
+      }
+    }
+  }
+
+  @Test func payloadlessEnumsFromTheShape() {
+    #expect(_valuesIfPayloadless(of: WUnits.self) == [.plain, .default, .café, .😀x])
+    #expect(_caseCountIfPayloadless(WUnits.self) == _caseCountIfPayloadless(PlainUnits.self))
+    #expect(_caseCountIfPayloadless(WUnits.self) == 4)
+    #expect(_valuesIfPayloadless(of: WAction.self) == nil)
+    #expect(_caseCountIfPayloadless(WAction.self) == nil)
+    // The same schema, signatures and messages as without the shape.
+    #expect(jsonSchema(for: WUnits.self) == jsonSchema(for: PlainUnits.self))
+    #expect(caseSignatures(of: WUnits.self) == caseSignatures(of: PlainUnits.self))
+    for text in [#""defualt""#, #"5"#, #"{"café": 1}"#, #"{"plain": {}, "x": 1}"#, #"[]"#] {
+      var messages: [String] = []
+      do { _ = try WireDecoder(rootNoun: "action").decode(WUnits.self, from: text) } catch {
+        messages.append(error.message)
+      }
+      do { _ = try WireDecoder(rootNoun: "action").decode(PlainUnits.self, from: text) } catch {
+        messages.append(error.message)
+      }
+      #expect(messages.count == 2 && messages[0] == messages[1], "\(text): \(messages)")
+    }
+  }
+}

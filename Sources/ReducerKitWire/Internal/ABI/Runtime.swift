@@ -40,10 +40,19 @@
 //
 // A `WireCodable` type (WireCodable.swift, written by `@Wire`) needs none of A7 nor the
 // standard library's `_forEachField`: its shape comes from generated code (key paths'
-// `MemoryLayout.offset(of:)`, each case's own initializer) and is trusted without sampling.
-// What remains for it, as for every type: A1 (enum or struct: which plan the codec looks up,
-// and the wire form of an enum value, which is still written by its `encode(to:)`), A2 and A3
-// (the keys listed in messages and JSON Schemas, found by probing `init(from:)`).
+// `MemoryLayout.offset(of:)`, one generated `switch` that builds its cases) and is trusted
+// without sampling. Nor A1: whether it is an enum comes from its shape (`_typeFacts` in
+// WireCodable.swift, cached per type), so the fast codec, the patch engine and the schema
+// prober never read its metadata kind; nor A2/A3 on the type itself (a payload-less
+// `WireCodable` enum's cases and values come from its shape: `_caseCountIfPayloadless`,
+// `_valuesIfPayloadless`). What remains for it: A2 and A3 on its `CodingKeys` (and its cases'
+// `…CodingKeys`), read to list the keys in unknown-key messages, to tell a case's payload
+// form (`_payloadStorage`) and for JSON Schemas (Probe.swift). The reference codec, the
+// judge, reads A1 for every type (`_referenceIsEnumType`, on purpose: it never reads shapes).
+// Debug builds record every read made outside the start-up checks and the reference codec
+// (`_noteRuntimeRead`); WireRuntimeReadTests asserts none concerns the shipped `WireCodable`
+// types themselves, and lists the `CodingKeys` reads left as a known issue.
+// For every other type: A1-A3, and for `SynthesizedCodable` types A7 and `_forEachField`.
 //
 // Every read of the runtime's layout is in this file; the code that uses what they read (the
 // fast codec, the direct paths) reads no metadata, descriptor or witness table itself. An
@@ -54,6 +63,7 @@
 #elseif canImport(Darwin)
   @preconcurrency import Darwin
 #endif
+import ReducerKitPlatform
 
 // MARK: - The switch
 
@@ -202,6 +212,36 @@ private func _enumFieldsCheck() -> String? {
 /// A2 and A3 held (read once).
 let _enumMetadataTrusted: Bool = _wireRuntimeChecks.enumMetadataTrusted
 
+// MARK: - Reads, recorded (debug builds)
+
+#if DEBUG
+  /// Debug builds: every type the codec read the layout of (A1-A3 above and below, A7 and
+  /// `_forEachField` through `_recordLayoutRead`), outside the start-up checks and the
+  /// reference codec. WireRuntimeReadTests asserts that no `WireCodable` type is among them.
+  nonisolated(unsafe) private var _runtimeReads: [ObjectIdentifier: Any.Type] = [:]
+  private let _runtimeReadsLock = Lock()
+#endif
+
+/// Records (in debug builds) that the layout of `type` is read.
+@inline(__always)
+func _noteRuntimeRead(_ type: Any.Type) {
+  #if DEBUG
+    _runtimeReadsLock.withLock {
+      if _runtimeReads[ObjectIdentifier(type)] == nil { _runtimeReads[ObjectIdentifier(type)] = type }
+    }
+  #endif
+}
+
+/// The names (`String(reflecting:)`) of the types whose layout was read so far; empty in
+/// release builds, which record nothing.
+func _debugRuntimeReads() -> [String] {
+  #if DEBUG
+    return _runtimeReadsLock.withLock { _runtimeReads.values.map { String(reflecting: $0) } }
+  #else
+    return []
+  #endif
+}
+
 // MARK: - A1: metadata kind
 
 @usableFromInline let _metadataKindEnum: UInt = 0x201
@@ -217,6 +257,14 @@ func _metadataKind(_ type: Any.Type) -> UInt {
 /// both codecs (A1).
 @inline(__always)
 func _isEnumType(_ type: Any.Type) -> Bool {
+  _noteRuntimeRead(type)
+  return _rawIsEnumType(type)
+}
+
+/// `_isEnumType` for the reference codec, the judge of the fast one: it never reads shapes,
+/// so it reads A1 for every type (not recorded: the recorded reads are the fast paths').
+@inline(__always)
+func _referenceIsEnumType(_ type: Any.Type) -> Bool {
   _rawIsEnumType(type)
 }
 
@@ -230,6 +278,7 @@ func _rawIsEnumType(_ type: Any.Type) -> Bool {
 /// The number of cases of a payload-less enum, or nil when `type` is not one (or its layout
 /// is not the one we know how to build values for, or A2/A3 failed on this runtime).
 func _payloadlessCaseCount(_ type: Any.Type) -> Int? {
+  _noteRuntimeRead(type)
   guard _enumMetadataTrusted else { return nil }
   return _rawPayloadlessCaseCount(type)
 }
@@ -269,6 +318,7 @@ func _rawPayloadlessCaseCount(_ type: Any.Type) -> Int? {
 
 /// All values of a payload-less enum, in declaration order, or nil when `T` is not one.
 func _payloadlessCases<T>(of type: T.Type) -> [T]? {
+  _noteRuntimeRead(type)
   guard _enumMetadataTrusted else { return nil }
   return _rawPayloadlessCases(of: T.self)
 }

@@ -70,7 +70,7 @@ final class _DecoderImpl: Decoder {
     if T.self == JSONValue.self {
       return unsafeBitCast(value, to: T.self)
     }
-    if _isEnumType(T.self) {
+    if _typeIsEnum(T.self) {
       switch _enumState(T.self) {
       case .trusted(let plan):
         return try withUnsafeTemporaryAllocation(of: T.self, capacity: 1) { buffer in
@@ -165,7 +165,7 @@ final class _DecoderImpl: Decoder {
 
   func container<Key: CodingKey>(keyedBy keyType: Key.Type) throws -> KeyedDecodingContainer<Key> {
     let depth = path.count
-    let isEnum = _isEnumType(type)
+    let isEnum = _typeIsEnum(type)
     switch value {
     case .object(let members):
       if isEnum {

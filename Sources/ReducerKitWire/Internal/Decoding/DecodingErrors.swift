@@ -242,7 +242,7 @@ func _translateDecodingError<T: Decodable>(
   let atThisValue = context.codingPath.count == entries.count
   if context.underlyingError is WireError {
     // A raw-value enum given a JSON value of the wrong type: list its cases.
-    if atThisValue, _payloadlessCaseCount(T.self) != nil {
+    if atThisValue, _caseCountIfPayloadless(T.self) != nil {
       switch decodingError {
       case .typeMismatch, .valueNotFound:
         let path = _renderPath(entries)
@@ -260,12 +260,12 @@ func _translateDecodingError<T: Decodable>(
     return error
   }
 
-  if _isEnumType(T.self), atThisValue {
+  if _typeIsEnum(T.self), atThisValue {
     // The synthesized init found zero or several known keys, or a raw value matched no case.
     var isCaseError = false
     if case .typeMismatch(let mismatched, _) = decodingError, mismatched == T.self {
       isCaseError = true
-    } else if case .dataCorrupted = decodingError, _payloadlessCaseCount(T.self) != nil {
+    } else if case .dataCorrupted = decodingError, _caseCountIfPayloadless(T.self) != nil {
       switch value {
       case .string, .int, .double, .number, .bool: isCaseError = true
       default: break

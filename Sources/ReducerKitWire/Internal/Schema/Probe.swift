@@ -70,7 +70,7 @@ final class _ProbeSession {
 
   /// Probes an enum with a keyed container once per case of its coding keys.
   private func probeCases<T: Decodable>(_ type: T.Type) -> [_CaseInfo]? {
-    guard _isEnumType(T.self) else { return nil }
+    guard _typeIsEnum(T.self) else { return nil }
     let first = _ProbeNode()
     _ = try? run(T.self, mode: .schema, node: first, forcedCase: 0)
     guard first.switchesOnKeys, let names = first.caseNames, !names.isEmpty else { return nil }
@@ -85,7 +85,7 @@ final class _ProbeSession {
 
   @discardableResult
   func run<T: Decodable>(_ type: T.Type, mode: _ProbeMode, node: _ProbeNode, forcedCase: Int) throws -> T {
-    let decoder = _ProbeDecoder(session: self, mode: mode, node: node, forcedCase: forcedCase, isEnum: _isEnumType(T.self))
+    let decoder = _ProbeDecoder(session: self, mode: mode, node: node, forcedCase: forcedCase, isEnum: _typeIsEnum(T.self))
     return try T(from: decoder)
   }
 
@@ -93,7 +93,7 @@ final class _ProbeSession {
   func dummy<T: Decodable>(_ type: T.Type) throws -> T {
     try spend()
     if let value = _primitiveDummy(T.self) { return value }
-    if let cases = _payloadlessCases(of: T.self) {
+    if let cases = _valuesIfPayloadless(of: T.self) {
       guard let first = cases.first else { throw _ProbeCycle() }  // uninhabited
       return first
     }
@@ -380,7 +380,7 @@ func _primitiveDummy<T>(_ type: T.Type) -> T? {
 
 /// The encoded value of every case of a payload-less `Encodable` enum, or nil.
 func _payloadlessValues<T>(_ type: T.Type) -> [JSONValue]? {
-  guard let cases = _payloadlessCases(of: T.self), !cases.isEmpty else { return nil }
+  guard let cases = _valuesIfPayloadless(of: T.self), !cases.isEmpty else { return nil }
   var values: [JSONValue] = []
   for value in cases {
     guard let encodable = value as? any Encodable,
