@@ -165,6 +165,7 @@ protocol _WireShaped {
   static var _wireEnumPlan: _EnumPlan? { get }
   static var _wireCaseNames: [String] { get }
   static var _wirePayloadlessCount: Int? { get }
+  static func _wireKeyNames(caseName: String?) -> [String]?
 }
 
 extension WireCodable {
@@ -227,6 +228,22 @@ extension WireCodable {
   static var _wireCaseNames: [String] {
     guard case .enumeration(let cases, _) = _wireShape.kind else { return [] }
     return cases.map(\.name)
+  }
+
+  /// The keys a container of this type's values is read with, in declaration order: a
+  /// struct's properties (as its `CodingKeys` name them), an enum's case names, or (with
+  /// `caseName`) that case's payload keys (labels; `_0`, `_1`, … when unlabeled).
+  static func _wireKeyNames(caseName: String?) -> [String]? {
+    switch _wireShape.kind {
+    case .structure(let fields):
+      return caseName == nil ? fields.map(\.name) : nil
+    case .enumeration(let cases, _):
+      guard let caseName else { return cases.map(\.name) }
+      guard let found = cases.first(where: { $0.name == caseName }) else { return nil }
+      return found.elements.indices.map { i in
+        found.labels.indices.contains(i) ? found.labels[i] ?? "_\(i)" : "_\(i)"
+      }
+    }
   }
 
   /// The number of cases of an enum none of whose cases has associated values, else nil
@@ -334,4 +351,38 @@ private enum _WireShapedBox<W: WireCodable>: _WireShaped {
   static var _wireEnumPlan: _EnumPlan? { W._wireEnumPlan }
   static var _wireCaseNames: [String] { W._wireCaseNames }
   static var _wirePayloadlessCount: Int? { W._wirePayloadlessCount }
+  static func _wireKeyNames(caseName: String?) -> [String]? { W._wireKeyNames(caseName: caseName) }
+}
+
+/// The cases of `Key`, in declaration order, for a container of `owner`'s values (of case
+/// `caseName`'s payload when given), from `owner`'s shape when it is `WireCodable`: what
+/// `_codingKeyCases` reads from the runtime (A2/A3) for other types. Nil (then A2/A3 answer)
+/// when `owner` is not `WireCodable`, or `Key` is not the key type the shape describes (the
+/// type's `CodingKeys`, a case's `…CodingKeys`: a struct's own `init(from:)` may read
+/// others), or a name is not one of `Key`'s.
+func _wireCodingKeys<Key: CodingKey>(_ keyType: Key.Type, owner: Any.Type?, caseName: String?) -> [Key]? {
+  guard let owner, _typeIsWire(owner), let wire = owner as? any WireCodable.Type else { return nil }
+  let ownerName = _plainTypeName(owner)
+  let keyName = _plainTypeName(Key.self)
+  if let caseName {
+    // `case addTodo(title:)` reads its payload with `AddTodoCodingKeys`.
+    guard let first = caseName.first,
+      keyName == ownerName + "." + first.uppercased() + caseName.dropFirst() + "CodingKeys"
+    else { return nil }
+  } else {
+    guard keyName == ownerName + ".CodingKeys" else { return nil }
+  }
+  guard let names = _openShaped(wire)._wireKeyNames(caseName: caseName) else { return nil }
+  var keys: [Key] = []
+  for name in names {
+    guard let key = Key(stringValue: name) else { return nil }
+    keys.append(key)
+  }
+  return keys
+}
+
+/// `String(reflecting:)` without the `(unknown context at $…)` of private types' parents.
+private func _plainTypeName(_ type: Any.Type) -> String {
+  String(reflecting: type).split(separator: ".", omittingEmptySubsequences: false)
+    .filter { !$0.hasPrefix("(unknown context at ") }.joined(separator: ".")
 }

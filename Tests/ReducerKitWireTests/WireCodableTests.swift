@@ -369,3 +369,73 @@ extension WUnits: ReducerKitWire.WireCodable {
     }
   }
 }
+
+/// Keys no Swift name has (quotes, a backslash, `*/`, a newline, unicode), through
+/// `CodingKeys` raw values, with a shape (written by hand: `@Wire` refuses escapes in raw
+/// values) and without.
+struct WHostile: Codable, Equatable, Sendable {
+  var quote: Int
+  var slash: String
+  var comment: Bool?
+  var line: [Int]
+  enum CodingKeys: String, CodingKey {
+    case quote = "a\"q", slash = "b\\s", comment = "é*/", line = "n\nl"
+  }
+}
+
+struct PlainHostile: Codable, Equatable, Sendable {
+  var quote: Int
+  var slash: String
+  var comment: Bool?
+  var line: [Int]
+  enum CodingKeys: String, CodingKey {
+    case quote = "a\"q", slash = "b\\s", comment = "é*/", line = "n\nl"
+  }
+}
+
+extension WHostile: ReducerKitWire.WireCodable {
+  static var _wireShape: ReducerKitWire._WireShape<Self> {
+    .struct([
+      .init("a\"q", \Self.quote),
+      .init("b\\s", \Self.slash),
+      .init("é*/", ifPresent: \Self.comment),
+      .init("n\nl", \Self.line),
+    ])
+  }
+}
+
+extension WireShapeFactsTests {
+  /// Schemas and messages with keys from shapes are those with keys read from the runtime.
+  @Test func hostileKeysFromTheShape() throws {
+    for keysFromShapes in [true, false] {
+      #expect(
+        _ProbeSession(keysFromShapes: keysFromShapes).schema(of: WHostile.self)
+          == _ProbeSession().schema(of: PlainHostile.self))
+    }
+    for type in [WAction.self, WState.self, WTodo.self, WGeneric<Int>.self, WUnits.self] as [any Decodable.Type] {
+      let same = Self.schemas(type)
+      #expect(same, "\(type)")
+    }
+    for text in [
+      #"{"a\"q": 1, "b\\s": "s", "n\nl": [], "zz": 1}"#, #"{"a\"q": 1, "n\nl": []}"#, #"{"a\"q": "x", "b\\s": "s", "n\nl": []}"#,
+    ] {
+      var messages: [String] = []
+      do { _ = try WireDecoder(rootNoun: "state").decode(WHostile.self, from: text) } catch {
+        messages.append(error.message)
+      }
+      do { _ = try WireDecoder(rootNoun: "state").decode(PlainHostile.self, from: text) } catch {
+        messages.append(error.message)
+      }
+      #expect(messages.count == 2 && messages[0] == messages[1], "\(text): \(messages)")
+      WireCodableTests().expectSameDecoding(WHostile.self, text)
+    }
+    for text in [#"{"addTodo": {"titel": "x"}}"#, #"{"pair": {"_0": 1, "lable": "x"}}"#, #"{"move": {"_0": 1}}"#] {
+      // Messages from the shape's keys (fast decoder) against the reference decoder's (A2/A3).
+      WireCodableTests().expectSameDecoding(WAction.self, text)
+    }
+  }
+
+  static func schemas<T: Decodable>(_ type: T.Type) -> Bool {
+    _ProbeSession(keysFromShapes: true).schema(of: T.self) == _ProbeSession(keysFromShapes: false).schema(of: T.self)
+  }
+}

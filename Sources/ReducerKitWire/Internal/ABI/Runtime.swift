@@ -38,20 +38,24 @@
 // `REDUCERKIT_WIRE_FAST_PATHS=0` every encode and decode takes the reference codec
 // (Internal/Reference), which writes and accepts the same JSON.
 //
-// A `WireCodable` type (WireCodable.swift, written by `@Wire`) needs none of A7 nor the
-// standard library's `_forEachField`: its shape comes from generated code (key paths'
-// `MemoryLayout.offset(of:)`, one generated `switch` that builds its cases) and is trusted
-// without sampling. Nor A1: whether it is an enum comes from its shape (`_typeFacts` in
-// WireCodable.swift, cached per type), so the fast codec, the patch engine and the schema
-// prober never read its metadata kind; nor A2/A3 on the type itself (a payload-less
-// `WireCodable` enum's cases and values come from its shape: `_caseCountIfPayloadless`,
-// `_valuesIfPayloadless`). What remains for it: A2 and A3 on its `CodingKeys` (and its cases'
-// `…CodingKeys`), read to list the keys in unknown-key messages, to tell a case's payload
-// form (`_payloadStorage`) and for JSON Schemas (Probe.swift). The reference codec, the
-// judge, reads A1 for every type (`_referenceIsEnumType`, on purpose: it never reads shapes).
-// Debug builds record every read made outside the start-up checks and the reference codec
-// (`_noteRuntimeRead`); WireRuntimeReadTests asserts none concerns the shipped `WireCodable`
-// types themselves, and lists the `CodingKeys` reads left as a known issue.
+// A `WireCodable` type (WireCodable.swift, written by `@Wire`) needs none of these in the
+// fast codec, the patch engine, messages and schemas:
+// - not A7 nor the standard library's `_forEachField`: its shape comes from generated code
+//   (key paths' `MemoryLayout.offset(of:)`, one generated `switch` that builds its cases),
+//   trusted without sampling;
+// - not A1: whether it is an enum comes from its shape (`_typeFacts` in WireCodable.swift,
+//   cached per type);
+// - not A2/A3: a payload-less `WireCodable` enum's cases and values come from its shape and
+//   builder (`_caseCountIfPayloadless`, `_valuesIfPayloadless`), and the keys of its
+//   `CodingKeys` and its cases' `…CodingKeys` (unknown-key messages, a case's payload form in
+//   `_payloadStorage`, JSON Schemas in Probe.swift) from its shape's names
+//   (`_wireCodingKeys`). Exception: a struct's own `init(from:)` that reads another key type
+//   than its `CodingKeys` has that type's keys read by A2/A3.
+// The reference codec, the judge, reads A1 for every type (`_referenceIsEnumType`) and A2/A3
+// for every key type: it never reads shapes, on purpose.
+// Debug builds record every read made outside the start-up checks and the reference
+// encoder, per thread (`_noteRuntimeRead`); WireRuntimeReadTests asserts none concerns the
+// shipped `WireCodable` types (watched fail before each change).
 // For every other type: A1-A3, and for `SynthesizedCodable` types A7 and `_forEachField`.
 //
 // Every read of the runtime's layout is in this file; the code that uses what they read (the
@@ -217,28 +221,45 @@ let _enumMetadataTrusted: Bool = _wireRuntimeChecks.enumMetadataTrusted
 #if DEBUG
   /// Debug builds: every type the codec read the layout of (A1-A3 above and below, A7 and
   /// `_forEachField` through `_recordLayoutRead`), outside the start-up checks and the
-  /// reference codec. WireRuntimeReadTests asserts that no `WireCodable` type is among them.
-  nonisolated(unsafe) private var _runtimeReads: [ObjectIdentifier: Any.Type] = [:]
+  /// reference codec, by the thread that read it (tests run side by side; one test's reads are
+  /// those of its thread). WireRuntimeReadTests asserts that no `WireCodable` type is among them.
+  nonisolated(unsafe) private var _runtimeReads: [UInt: [ObjectIdentifier: Any.Type]] = [:]
   private let _runtimeReadsLock = Lock()
+
+  private var _currentThreadID: UInt {
+    #if canImport(Darwin)
+      UInt(bitPattern: pthread_self())
+    #else
+      UInt(pthread_self())
+    #endif
+  }
 #endif
 
 /// Records (in debug builds) that the layout of `type` is read.
 @inline(__always)
 func _noteRuntimeRead(_ type: Any.Type) {
   #if DEBUG
-    _runtimeReadsLock.withLock {
-      if _runtimeReads[ObjectIdentifier(type)] == nil { _runtimeReads[ObjectIdentifier(type)] = type }
-    }
+    let thread = _currentThreadID
+    _runtimeReadsLock.withLock { _runtimeReads[thread, default: [:]][ObjectIdentifier(type)] = type }
   #endif
 }
 
-/// The names (`String(reflecting:)`) of the types whose layout was read so far; empty in
-/// release builds, which record nothing.
+/// The names (`String(reflecting:)`) of the types whose layout this thread read since its last
+/// `_debugResetRuntimeReads`; empty in release builds, which record nothing.
 func _debugRuntimeReads() -> [String] {
   #if DEBUG
-    return _runtimeReadsLock.withLock { _runtimeReads.values.map { String(reflecting: $0) } }
+    let thread = _currentThreadID
+    return _runtimeReadsLock.withLock { (_runtimeReads[thread] ?? [:]).values.map { String(reflecting: $0) } }
   #else
     return []
+  #endif
+}
+
+/// Forgets this thread's recorded reads (debug builds).
+func _debugResetRuntimeReads() {
+  #if DEBUG
+    let thread = _currentThreadID
+    _runtimeReadsLock.withLock { _runtimeReads[thread] = nil }
   #endif
 }
 

@@ -207,17 +207,17 @@ final class _DecoderImpl: Decoder {
   func checkKeys<Key: CodingKey>(
     _ members: [(key: String, value: JSONValue)], _ keyType: Key.Type, path makePath: () -> [_PathEntry]
   ) throws {
-    try _checkKeys(members, Key.self, path: makePath)
+    try _checkKeys(members, Key.self, owner: type, path: makePath)
   }
 
   func checkEnumKeys<Key: CodingKey>(_ members: [(key: String, value: JSONValue)], _ keyType: Key.Type) throws {
-    try _checkEnumKeys(members, Key.self, at: path.entries(), noun: currentNoun)
+    try _checkEnumKeys(members, Key.self, at: path.entries(), noun: currentNoun, owner: type)
   }
 
   func payloadStorage<NK: CodingKey>(
     _ value: JSONValue, keys: NK.Type, caseName: String, bare: Bool, path makePath: () -> [_PathEntry]
   ) throws -> _KeyedStorage {
-    try _payloadStorage(value, keys: NK.self, caseName: caseName, bare: bare, path: makePath)
+    try _payloadStorage(value, keys: NK.self, caseName: caseName, bare: bare, owner: type, path: makePath)
   }
 
   // MARK: Errors
