@@ -222,3 +222,19 @@ size_t rk_shim_same_elements(const void *a, const void *b, size_t from_a, size_t
     default: return same_run(pa, pb, delta, limit, words, size, masked, mask);
     }
 }
+
+/* The type facts cache: open addressing, slots written once (0 -> address | facts). */
+uintptr_t rk_shim_type_facts_table[RK_FACT_SLOTS];
+
+void rk_shim_type_facts_put(const void *type, uint8_t facts) {
+    uintptr_t key = (uintptr_t)type;
+    if ((key & 7) != 0 || facts == 0 || facts > 7) return; /* metadata is pointer-aligned */
+    size_t slot = rk_shim_type_facts_slot(key);
+    for (unsigned n = 0; n < RK_FACT_PROBES; n++, slot = (slot + 1) & (RK_FACT_SLOTS - 1)) {
+        uintptr_t expected = 0;
+        if (__atomic_compare_exchange_n(&rk_shim_type_facts_table[slot], &expected, key | facts, 0,
+                                        __ATOMIC_RELEASE, __ATOMIC_ACQUIRE))
+            return;
+        if ((expected & ~(uintptr_t)7) == key) return; /* another thread put it */
+    }
+}

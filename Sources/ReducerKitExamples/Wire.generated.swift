@@ -21,28 +21,33 @@ extension Counter.State {
 extension Counter.Action {
   public static var _wireShape: ReducerKitWire._WireShape<Self> {
     .enum([
-        .unit("increment") {
-          .increment
-        },
-        .unit("decrement") {
-          .decrement
-        },
-        .init("setCount", labels: [nil], [.init((Int).self)]) { p in
-          .setCount(p.take((Int).self))
-        },
-        .unit("factButtonTapped") {
-          .factButtonTapped
-        },
-        .init("factResponse", labels: [nil], [.init((String).self)]) { p in
-          .factResponse(p.take((String).self))
-        },
-        .unit("toggleTimer") {
-          .toggleTimer
-        },
-        .unit("timerTick") {
-          .timerTick
-        },
-      ])
+        .unit("increment"),
+        .unit("decrement"),
+        .init("setCount", labels: [nil], [.init((Int).self)]),
+        .unit("factButtonTapped"),
+        .init("factResponse", labels: [nil], [.init((String).self)]),
+        .unit("toggleTimer"),
+        .unit("timerTick"),
+      ]) { i, p in
+      switch i {
+      case 0:
+        p.set(Self.increment)
+      case 1:
+        p.set(Self.decrement)
+      case 2:
+        p.set(Self.setCount(p.take(0, (Int).self)))
+      case 3:
+        p.set(Self.factButtonTapped)
+      case 4:
+        p.set(Self.factResponse(p.take(0, (String).self)))
+      case 5:
+        p.set(Self.toggleTimer)
+      case 6:
+        p.set(Self.timerTick)
+      default:
+        preconditionFailure()
+      }
+    }
   }
 }
 
@@ -60,13 +65,18 @@ extension Search.State {
 extension Search.Action {
   public static var _wireShape: ReducerKitWire._WireShape<Self> {
     .enum([
-        .init("queryChanged", labels: [nil], [.init((String).self)]) { p in
-          .queryChanged(p.take((String).self))
-        },
-        .init("searchResponse", labels: [nil], [.init(([String]).self)]) { p in
-          .searchResponse(p.take(([String]).self))
-        },
-      ])
+        .init("queryChanged", labels: [nil], [.init((String).self)]),
+        .init("searchResponse", labels: [nil], [.init(([String]).self)]),
+      ]) { i, p in
+      switch i {
+      case 0:
+        p.set(Self.queryChanged(p.take(0, (String).self)))
+      case 1:
+        p.set(Self.searchResponse(p.take(0, ([String]).self)))
+      default:
+        preconditionFailure()
+      }
+    }
   }
 }
 
@@ -96,21 +106,26 @@ extension Todos.State {
 extension Todos.Action {
   public static var _wireShape: ReducerKitWire._WireShape<Self> {
     .enum([
-        .init("addTodo", labels: ["title"], [.init((String).self)]) { p in
-          .addTodo(title: p.take((String).self))
-        },
-        .init("toggle", labels: ["id"], [.init((Int).self)]) { p in
-          .toggle(id: p.take((Int).self))
-        },
-        .init("delete", labels: ["id"], [.init((Int).self)]) { p in
-          .delete(id: p.take((Int).self))
-        },
-        .init("setFilter", labels: [nil], [.init((Todos.Filter).self)]) { p in
-          .setFilter(p.take((Todos.Filter).self))
-        },
-        .unit("clearCompleted") {
-          .clearCompleted
-        },
-      ])
+        .init("addTodo", labels: ["title"], [.init((String).self)]),
+        .init("toggle", labels: ["id"], [.init((Int).self)]),
+        .init("delete", labels: ["id"], [.init((Int).self)]),
+        .init("setFilter", labels: [nil], [.init((Todos.Filter).self)]),
+        .unit("clearCompleted"),
+      ]) { i, p in
+      switch i {
+      case 0:
+        p.set(Self.addTodo(title: p.take(0, (String).self)))
+      case 1:
+        p.set(Self.toggle(id: p.take(0, (Int).self)))
+      case 2:
+        p.set(Self.delete(id: p.take(0, (Int).self)))
+      case 3:
+        p.set(Self.setFilter(p.take(0, (Todos.Filter).self)))
+      case 4:
+        p.set(Self.clearCompleted)
+      default:
+        preconditionFailure()
+      }
+    }
   }
 }

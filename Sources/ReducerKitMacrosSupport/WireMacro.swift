@@ -27,12 +27,18 @@ extension WireMacroDefinition {
     let kind: String
     let entries: [String]
     let access: String
+    var build = ""
     if let structDecl = declaration.as(StructDeclSyntax.self) {
       guard let fields = structFields(structDecl, context) else { return [] }
       (kind, entries, access) = ("struct", fields, accessPrefix(structDecl.modifiers))
     } else if let enumDecl = declaration.as(EnumDeclSyntax.self) {
       guard let cases = enumCases(enumDecl, context) else { return [] }
-      (kind, entries, access) = ("enum", cases, accessPrefix(enumDecl.modifiers))
+      (kind, entries, access) = ("enum", cases.map(\.entry), accessPrefix(enumDecl.modifiers))
+      // One builder for the whole enum: a case's index (in the list above) and its payload.
+      build =
+        " { i, p in\nswitch i {\n"
+        + cases.enumerated().map { "case \($0.offset): p.set(\($0.element.value))\n" }.joined()
+        + "default: preconditionFailure()\n}\n}"
     } else {
       context.diagnose(
         Diagnostic(node: node, message: WireMessage("'@Wire' applies to a struct or an enum (its values are copied)")))
@@ -41,7 +47,7 @@ extension WireMacroDefinition {
     // No indentation: the compiler formats expansions (and would indent it again).
     let text =
       "\(access)static var _wireShape: ReducerKitWire._WireShape<Self> {\n"
-      + ".\(kind)([\n" + entries.map { "\($0),\n" }.joined() + "])\n"
+      + ".\(kind)([\n" + entries.map { "\($0),\n" }.joined() + "])\(build)\n"
       + "}"
     return [DeclSyntax(stringLiteral: text)]
   }
@@ -197,10 +203,13 @@ extension WireMacroDefinition {
 
   // MARK: Enums
 
-  /// One `_WireCase` per case, in declaration order; nil (after a diagnostic) when the enum's
-  /// synthesized `Codable` would not be its cases.
-  static func enumCases(_ decl: EnumDeclSyntax, _ context: some MacroExpansionContext) -> [String]? {
-    var cases: [String] = []
+  /// Per case, in declaration order: its `_WireCase` and the expression that builds it from the
+  /// payload `p`; nil (after a diagnostic) when the enum's synthesized `Codable` would not be
+  /// its cases.
+  static func enumCases(
+    _ decl: EnumDeclSyntax, _ context: some MacroExpansionContext
+  ) -> [(entry: String, value: String)]? {
+    var cases: [(entry: String, value: String)] = []
     var refused = false
     let rawTypes: Set<String> = [
       "String", "Int", "Int8", "Int16", "Int32", "Int64", "UInt", "UInt8", "UInt16", "UInt32", "UInt64", "Double",
@@ -231,27 +240,30 @@ extension WireMacroDefinition {
         let member = element.name.trimmed.text
         let parameters = element.parameterClause.map { Array($0.parameters) } ?? []
         guard !parameters.isEmpty else {
-          let value = element.parameterClause == nil ? ".\(member)" : ".\(member)()"
-          cases.append(".unit(\(stringLiteral(name))) { \(value) }")
+          let value = element.parameterClause == nil ? "Self.\(member)" : "Self.\(member)()"
+          cases.append((".unit(\(stringLiteral(name)))", value))
           continue
         }
         var labels: [String] = []
         var elements: [String] = []
         var arguments: [String] = []
-        for parameter in parameters {
+        for (index, parameter) in parameters.enumerated() {
           let type = "(\(parameter.type.trimmed.description)).self"
           elements.append(".init(\(type))")
           if let label = parameter.firstName, label.tokenKind != .wildcard {
             labels.append(stringLiteral(unescaped(label)))
-            arguments.append("\(label.trimmed.text): p.take(\(type))")
+            arguments.append("\(label.trimmed.text): p.take(\(index), \(type))")
           } else {
             labels.append("nil")
-            arguments.append("p.take(\(type))")
+            arguments.append("p.take(\(index), \(type))")
           }
         }
         cases.append(
-          ".init(\(stringLiteral(name)), labels: [\(labels.joined(separator: ", "))], "
-            + "[\(elements.joined(separator: ", "))]) { p in .\(member)(\(arguments.joined(separator: ", "))) }")
+          (
+            ".init(\(stringLiteral(name)), labels: [\(labels.joined(separator: ", "))], "
+              + "[\(elements.joined(separator: ", "))])",
+            "Self.\(member)(\(arguments.joined(separator: ", ")))"
+          ))
       }
     }
     return refused ? nil : cases

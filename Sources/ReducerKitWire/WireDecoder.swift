@@ -41,7 +41,7 @@ public struct WireDecoder: Sendable {
   public func decode<T: Decodable>(_ type: T.Type, from bytes: UnsafeRawBufferPointer)
     throws(WireError) -> T
   {
-    if _isEnumType(T.self), _wireCodecMode == .fast, maxDepth >= 1, case .trusted(let plan) = _enumState(T.self) {
+    if _typeIsEnum(T.self), _wireCodecMode == .fast, maxDepth >= 1, case .trusted(let plan) = _enumState(T.self) {
       // `"name"` and `{"name": scalar}` of a `SynthesizedCodable` enum, without a tree.
       // (A heap cell, not `withUnsafeTemporaryAllocation`: in this generic function its typed
       // throw costs a metadata lookup that is dearer than the allocation.)

@@ -93,9 +93,16 @@ extension WireCodablePatchTests.Doc: ReducerKitWire.WireCodable {
 extension WireCodablePatchTests.Mode: ReducerKitWire.WireCodable {
   static var _wireShape: ReducerKitWire._WireShape<Self> {
     .enum([
-      .unit("idle") { .idle },
-      .init("loading", labels: ["id"], [.init(Int.self)]) { p in .loading(id: p.take(Int.self)) },
-      .init("failed", labels: [nil], [.init(String.self)]) { p in .failed(p.take(String.self)) },
-    ])
+      .unit("idle"),
+      .init("loading", labels: ["id"], [.init(Int.self)]),
+      .init("failed", labels: [nil], [.init(String.self)]),
+    ]) { i, p in
+      switch i {
+      case 0: p.set(Self.idle)
+      case 1: p.set(Self.loading(id: p.take(0, Int.self)))
+      case 2: p.set(Self.failed(p.take(0, String.self)))
+      default: preconditionFailure()
+      }
+    }
   }
 }

@@ -73,9 +73,10 @@ import Testing
     #expect(generated.contains("\nimport ReducerKitWire\n"))
     #expect(!generated.contains("import ReducerKitMacros"))
     #expect(generated.contains("extension Outer.Middle.`Inner` {"))
-    #expect(generated.contains(#".init("a", labels: ["x"], [.init((Int).self)]) { p in"#))
-    #expect(generated.contains(#".a(x: p.take((Int).self))"#))
-    #expect(generated.contains(#".unit("b") {"#))
+    #expect(generated.contains(#".init("a", labels: ["x"], [.init((Int).self)]),"#))
+    #expect(generated.contains(#"p.set(Self.a(x: p.take(0, (Int).self)))"#))
+    #expect(generated.contains(#".unit("b"),"#))
+    #expect(generated.contains("p.set(Self.`b`)"))
     #expect(!generated.contains("NotWire"))
 
     let refused = """

@@ -126,34 +126,39 @@ final class WireMacroTests: XCTestCase {
 
           public static var _wireShape: ReducerKitWire._WireShape<Self> {
             .enum([
-                .unit("increment") {
-                  .increment
-                },
-                .unit("default") {
-                  .`default`
-                },
-                .init("setCount", labels: [nil], [.init((Int).self)]) { p in
-                  .setCount(p.take((Int).self))
-                },
-                .init("addTodo", labels: ["title"], [.init((String).self)]) { p in
-                  .addTodo(title: p.take((String).self))
-                },
-                .init("move", labels: [nil, "to"], [.init((Int).self), .init((Int).self)]) { p in
-                  .move(p.take((Int).self), to: p.take((Int).self))
-                },
-                .init("note", labels: [nil], [.init((String?).self)]) { p in
-                  .note(p.take((String?).self))
-                },
-                .init("nested", labels: [nil], [.init((Action).self)]) { p in
-                  .nested(p.take((Action).self))
-                },
-                .init("café", labels: ["ü"], [.init(([Int]).self)]) { p in
-                  .café(ü: p.take(([Int]).self))
-                },
-                .unit("empty") {
-                  .empty()
-                },
-              ])
+                .unit("increment"),
+                .unit("default"),
+                .init("setCount", labels: [nil], [.init((Int).self)]),
+                .init("addTodo", labels: ["title"], [.init((String).self)]),
+                .init("move", labels: [nil, "to"], [.init((Int).self), .init((Int).self)]),
+                .init("note", labels: [nil], [.init((String?).self)]),
+                .init("nested", labels: [nil], [.init((Action).self)]),
+                .init("café", labels: ["ü"], [.init(([Int]).self)]),
+                .unit("empty"),
+              ]) { i, p in
+              switch i {
+              case 0:
+                p.set(Self.increment)
+              case 1:
+                p.set(Self.`default`)
+              case 2:
+                p.set(Self.setCount(p.take(0, (Int).self)))
+              case 3:
+                p.set(Self.addTodo(title: p.take(0, (String).self)))
+              case 4:
+                p.set(Self.move(p.take(0, (Int).self), to: p.take(1, (Int).self)))
+              case 5:
+                p.set(Self.note(p.take(0, (String?).self)))
+              case 6:
+                p.set(Self.nested(p.take(0, (Action).self)))
+              case 7:
+                p.set(Self.café(ü: p.take(0, ([Int]).self)))
+              case 8:
+                p.set(Self.empty())
+              default:
+                preconditionFailure()
+              }
+            }
           }
         }
 

@@ -64,26 +64,41 @@ enum WAction: Codable, Equatable, Sendable {
 extension WAction: ReducerKitWire.WireCodable {
   static var _wireShape: ReducerKitWire._WireShape<Self> {
     .enum([
-      .unit("increment") { .increment },
-      .unit("default") { .`default` },
-      .init("setCount", labels: [nil], [.init(Int.self)]) { p in .setCount(p.take(Int.self)) },
-      .init("rename", labels: [nil], [.init(String.self)]) { p in .rename(p.take(String.self)) },
-      .init("flag", labels: [nil], [.init(Bool.self)]) { p in .flag(p.take(Bool.self)) },
-      .init("scale", labels: [nil], [.init(Double.self)]) { p in .scale(p.take(Double.self)) },
-      .init("addTodo", labels: ["title"], [.init(String.self)]) { p in .addTodo(title: p.take(String.self)) },
-      .init("move", labels: [nil, nil], [.init(Int.self), .init(Int.self)]) { p in
-        .move(p.take(Int.self), p.take(Int.self))
-      },
-      .init("pair", labels: [nil, "label"], [.init(Int.self), .init(String.self)]) { p in
-        .pair(p.take(Int.self), label: p.take(String.self))
-      },
-      .init("note", labels: [nil], [.init(String?.self)]) { p in .note(p.take(String?.self)) },
-      .init("todo", labels: [nil], [.init(WTodo.self)]) { p in .todo(p.take(WTodo.self)) },
-      .init("nested", labels: [nil], [.init(CounterAction.self)]) { p in .nested(p.take(CounterAction.self)) },
-      .init("filter", labels: [nil], [.init(Filter.self)]) { p in .filter(p.take(Filter.self)) },
-      .init("list", labels: [nil], [.init([Int].self)]) { p in .list(p.take([Int].self)) },
-      .init("café", labels: ["ü"], [.init(Int.self)]) { p in .café(ü: p.take(Int.self)) },
-    ])
+      .unit("increment"),
+      .unit("default"),
+      .init("setCount", labels: [nil], [.init(Int.self)]),
+      .init("rename", labels: [nil], [.init(String.self)]),
+      .init("flag", labels: [nil], [.init(Bool.self)]),
+      .init("scale", labels: [nil], [.init(Double.self)]),
+      .init("addTodo", labels: ["title"], [.init(String.self)]),
+      .init("move", labels: [nil, nil], [.init(Int.self), .init(Int.self)]),
+      .init("pair", labels: [nil, "label"], [.init(Int.self), .init(String.self)]),
+      .init("note", labels: [nil], [.init(String?.self)]),
+      .init("todo", labels: [nil], [.init(WTodo.self)]),
+      .init("nested", labels: [nil], [.init(CounterAction.self)]),
+      .init("filter", labels: [nil], [.init(Filter.self)]),
+      .init("list", labels: [nil], [.init([Int].self)]),
+      .init("café", labels: ["ü"], [.init(Int.self)]),
+    ]) { i, p in
+      switch i {
+      case 0: p.set(Self.increment)
+      case 1: p.set(Self.`default`)
+      case 2: p.set(Self.setCount(p.take(0, Int.self)))
+      case 3: p.set(Self.rename(p.take(0, String.self)))
+      case 4: p.set(Self.flag(p.take(0, Bool.self)))
+      case 5: p.set(Self.scale(p.take(0, Double.self)))
+      case 6: p.set(Self.addTodo(title: p.take(0, String.self)))
+      case 7: p.set(Self.move(p.take(0, Int.self), p.take(1, Int.self)))
+      case 8: p.set(Self.pair(p.take(0, Int.self), label: p.take(1, String.self)))
+      case 9: p.set(Self.note(p.take(0, String?.self)))
+      case 10: p.set(Self.todo(p.take(0, WTodo.self)))
+      case 11: p.set(Self.nested(p.take(0, CounterAction.self)))
+      case 12: p.set(Self.filter(p.take(0, Filter.self)))
+      case 13: p.set(Self.list(p.take(0, [Int].self)))
+      case 14: p.set(Self.café(ü: p.take(0, Int.self)))
+      default: preconditionFailure()
+      }
+    }
   }
 }
 
@@ -96,12 +111,17 @@ enum WGeneric<Value: Codable & Equatable & Sendable>: Codable, Equatable, Sendab
 extension WGeneric: ReducerKitWire.WireCodable {
   static var _wireShape: ReducerKitWire._WireShape<Self> {
     .enum([
-      .unit("empty") { .empty },
-      .init("one", labels: [nil], [.init(Value.self)]) { p in .one(p.take(Value.self)) },
-      .init("two", labels: [nil, "count"], [.init(Value.self), .init(Int.self)]) { p in
-        .two(p.take(Value.self), count: p.take(Int.self))
-      },
-    ])
+      .unit("empty"),
+      .init("one", labels: [nil], [.init(Value.self)]),
+      .init("two", labels: [nil, "count"], [.init(Value.self), .init(Int.self)]),
+    ]) { i, p in
+      switch i {
+      case 0: p.set(Self.empty)
+      case 1: p.set(Self.one(p.take(0, Value.self)))
+      case 2: p.set(Self.two(p.take(0, Value.self), count: p.take(1, Int.self)))
+      default: preconditionFailure()
+      }
+    }
   }
 }
 
@@ -284,5 +304,138 @@ extension WState: ReducerKitWire.WireCodable {
       #expect(failures.isEmpty, "run \(seed): \(failures.count) disagreements; first: \(failures.first ?? "")")
       #expect(decoded >= 100, "run \(seed): only \(decoded) decoded")
     }
+  }
+}
+
+/// Payload-less enums, with hostile case names, with and without a shape: their values, case
+/// counts, messages and schemas come from the shape for the first (no runtime read) and from
+/// the metadata (A2/A3) for the second, and must be the same.
+enum WUnits: Codable, Equatable, Sendable {
+  case plain, `default`, café, 😀x
+}
+
+enum PlainUnits: Codable, Equatable, Sendable {
+  case plain, `default`, café, 😀x
+}
+
+extension WUnits: ReducerKitWire.WireCodable {
+  static var _wireShape: ReducerKitWire._WireShape<Self> {
+    .enum([.unit("plain"), .unit("default"), .unit("café"), .unit("😀x")]) { i, p in
+      switch i {
+      case 0: p.set(Self.plain)
+      case 1: p.set(Self.`default`)
+      case 2: p.set(Self.café)
+      case 3: p.set(Self.😀x)
+      default: preconditionFailure()
+      }
+    }
+  }
+}
+
+@Suite struct WireShapeFactsTests {
+  /// Enum or struct, and `WireCodable` or not, from the cached facts: the shape's answer for a
+  /// `WireCodable` type, A1's for any other; asked twice (the second from the cache).
+  @Test func factsAgreeWithTheMetadata() {
+    let types: [(Any.Type, Bool)] = [
+      (WAction.self, true), (WGeneric<Int>.self, true), (WState.self, true), (WTodo.self, true),
+      (WUnits.self, true), (PlainUnits.self, false), (Int.self, false), (Int?.self, false), (String.self, false),
+    ]
+    for _ in 0..<2 {
+      for (type, isWire) in types {
+        #expect(_typeIsEnum(type) == _referenceIsEnumType(type), "\(type)")
+        #expect(_typeIsWire(type) == isWire, "\(type)")
+      }
+    }
+  }
+
+  @Test func payloadlessEnumsFromTheShape() {
+    #expect(_valuesIfPayloadless(of: WUnits.self) == [.plain, .default, .café, .😀x])
+    #expect(_caseCountIfPayloadless(WUnits.self) == _caseCountIfPayloadless(PlainUnits.self))
+    #expect(_caseCountIfPayloadless(WUnits.self) == 4)
+    #expect(_valuesIfPayloadless(of: WAction.self) == nil)
+    #expect(_caseCountIfPayloadless(WAction.self) == nil)
+    // The same schema, signatures and messages as without the shape.
+    #expect(jsonSchema(for: WUnits.self) == jsonSchema(for: PlainUnits.self))
+    #expect(caseSignatures(of: WUnits.self) == caseSignatures(of: PlainUnits.self))
+    for text in [#""defualt""#, #"5"#, #"{"café": 1}"#, #"{"plain": {}, "x": 1}"#, #"[]"#] {
+      var messages: [String] = []
+      do { _ = try WireDecoder(rootNoun: "action").decode(WUnits.self, from: text) } catch {
+        messages.append(error.message)
+      }
+      do { _ = try WireDecoder(rootNoun: "action").decode(PlainUnits.self, from: text) } catch {
+        messages.append(error.message)
+      }
+      #expect(messages.count == 2 && messages[0] == messages[1], "\(text): \(messages)")
+    }
+  }
+}
+
+/// Keys no Swift name has (quotes, a backslash, `*/`, a newline, unicode), through
+/// `CodingKeys` raw values, with a shape (written by hand: `@Wire` refuses escapes in raw
+/// values) and without.
+struct WHostile: Codable, Equatable, Sendable {
+  var quote: Int
+  var slash: String
+  var comment: Bool?
+  var line: [Int]
+  enum CodingKeys: String, CodingKey {
+    case quote = "a\"q", slash = "b\\s", comment = "é*/", line = "n\nl"
+  }
+}
+
+struct PlainHostile: Codable, Equatable, Sendable {
+  var quote: Int
+  var slash: String
+  var comment: Bool?
+  var line: [Int]
+  enum CodingKeys: String, CodingKey {
+    case quote = "a\"q", slash = "b\\s", comment = "é*/", line = "n\nl"
+  }
+}
+
+extension WHostile: ReducerKitWire.WireCodable {
+  static var _wireShape: ReducerKitWire._WireShape<Self> {
+    .struct([
+      .init("a\"q", \Self.quote),
+      .init("b\\s", \Self.slash),
+      .init("é*/", ifPresent: \Self.comment),
+      .init("n\nl", \Self.line),
+    ])
+  }
+}
+
+extension WireShapeFactsTests {
+  /// Schemas and messages with keys from shapes are those with keys read from the runtime.
+  @Test func hostileKeysFromTheShape() throws {
+    for keysFromShapes in [true, false] {
+      #expect(
+        _ProbeSession(keysFromShapes: keysFromShapes).schema(of: WHostile.self)
+          == _ProbeSession().schema(of: PlainHostile.self))
+    }
+    for type in [WAction.self, WState.self, WTodo.self, WGeneric<Int>.self, WUnits.self] as [any Decodable.Type] {
+      let same = Self.schemas(type)
+      #expect(same, "\(type)")
+    }
+    for text in [
+      #"{"a\"q": 1, "b\\s": "s", "n\nl": [], "zz": 1}"#, #"{"a\"q": 1, "n\nl": []}"#, #"{"a\"q": "x", "b\\s": "s", "n\nl": []}"#,
+    ] {
+      var messages: [String] = []
+      do { _ = try WireDecoder(rootNoun: "state").decode(WHostile.self, from: text) } catch {
+        messages.append(error.message)
+      }
+      do { _ = try WireDecoder(rootNoun: "state").decode(PlainHostile.self, from: text) } catch {
+        messages.append(error.message)
+      }
+      #expect(messages.count == 2 && messages[0] == messages[1], "\(text): \(messages)")
+      WireCodableTests().expectSameDecoding(WHostile.self, text)
+    }
+    for text in [#"{"addTodo": {"titel": "x"}}"#, #"{"pair": {"_0": 1, "lable": "x"}}"#, #"{"move": {"_0": 1}}"#] {
+      // Messages from the shape's keys (fast decoder) against the reference decoder's (A2/A3).
+      WireCodableTests().expectSameDecoding(WAction.self, text)
+    }
+  }
+
+  static func schemas<T: Decodable>(_ type: T.Type) -> Bool {
+    _ProbeSession(keysFromShapes: true).schema(of: T.self) == _ProbeSession(keysFromShapes: false).schema(of: T.self)
   }
 }

@@ -44,4 +44,30 @@ void rk_shim_notifier_close(const int fds[2]);
 size_t rk_shim_same_elements(const void *a, const void *b, size_t from_a, size_t from_b, int step,
                              size_t limit, size_t size, size_t stride);
 
+/* A process-wide, lock-free cache of one small answer (1..7) per Swift type, by the type's
+   metadata address (its identity, as ObjectIdentifier gives it): what the wire codec asks of a
+   type before reading it (ReducerKitWire's `_typeFacts`). 0: not cached. A put may be dropped
+   (the table is full near the type's slot); a get then answers 0 again. */
+void rk_shim_type_facts_put(const void *type, uint8_t facts);
+
+/* The table (shims.c) and the lookup, inline: the codec asks on hot paths. */
+#define RK_FACT_SLOTS 4096u
+#define RK_FACT_PROBES 32u
+extern uintptr_t rk_shim_type_facts_table[RK_FACT_SLOTS];
+
+static inline size_t rk_shim_type_facts_slot(uintptr_t key) {
+    return (size_t)(((uint64_t)(key >> 3) * 0x9E3779B97F4A7C15ull) >> 52) & (RK_FACT_SLOTS - 1);
+}
+
+static inline uint8_t rk_shim_type_facts_get(const void *type) {
+    uintptr_t key = (uintptr_t)type;
+    size_t slot = rk_shim_type_facts_slot(key);
+    for (unsigned n = 0; n < RK_FACT_PROBES; n++, slot = (slot + 1) & (RK_FACT_SLOTS - 1)) {
+        uintptr_t word = __atomic_load_n(&rk_shim_type_facts_table[slot], __ATOMIC_ACQUIRE);
+        if (word == 0) return 0;
+        if ((word & ~(uintptr_t)7) == key) return (uint8_t)(word & 7);
+    }
+    return 0;
+}
+
 #endif

@@ -38,12 +38,25 @@
 // `REDUCERKIT_WIRE_FAST_PATHS=0` every encode and decode takes the reference codec
 // (Internal/Reference), which writes and accepts the same JSON.
 //
-// A `WireCodable` type (WireCodable.swift, written by `@Wire`) needs none of A7 nor the
-// standard library's `_forEachField`: its shape comes from generated code (key paths'
-// `MemoryLayout.offset(of:)`, each case's own initializer) and is trusted without sampling.
-// What remains for it, as for every type: A1 (enum or struct: which plan the codec looks up,
-// and the wire form of an enum value, which is still written by its `encode(to:)`), A2 and A3
-// (the keys listed in messages and JSON Schemas, found by probing `init(from:)`).
+// A `WireCodable` type (WireCodable.swift, written by `@Wire`) needs none of these in the
+// fast codec, the patch engine, messages and schemas:
+// - not A7 nor the standard library's `_forEachField`: its shape comes from generated code
+//   (key paths' `MemoryLayout.offset(of:)`, one generated `switch` that builds its cases),
+//   trusted without sampling;
+// - not A1: whether it is an enum comes from its shape (`_typeFacts` in WireCodable.swift,
+//   cached per type);
+// - not A2/A3: a payload-less `WireCodable` enum's cases and values come from its shape and
+//   builder (`_caseCountIfPayloadless`, `_valuesIfPayloadless`), and the keys of its
+//   `CodingKeys` and its cases' `…CodingKeys` (unknown-key messages, a case's payload form in
+//   `_payloadStorage`, JSON Schemas in Probe.swift) from its shape's names
+//   (`_wireCodingKeys`). Exception: a struct's own `init(from:)` that reads another key type
+//   than its `CodingKeys` has that type's keys read by A2/A3.
+// The reference codec, the judge, reads A1 for every type (`_referenceIsEnumType`) and A2/A3
+// for every key type: it never reads shapes, on purpose.
+// Debug builds record every read made outside the start-up checks and the reference
+// encoder, per thread (`_noteRuntimeRead`); WireRuntimeReadTests asserts none concerns the
+// shipped `WireCodable` types (watched fail before each change).
+// For every other type: A1-A3, and for `SynthesizedCodable` types A7 and `_forEachField`.
 //
 // Every read of the runtime's layout is in this file; the code that uses what they read (the
 // fast codec, the direct paths) reads no metadata, descriptor or witness table itself. An
@@ -54,6 +67,7 @@
 #elseif canImport(Darwin)
   @preconcurrency import Darwin
 #endif
+import ReducerKitPlatform
 
 // MARK: - The switch
 
@@ -167,11 +181,11 @@ let _wireRuntimeChecks: _RuntimeChecks = {
 /// Builds every case of the A7 sample enums by their plans; nil when all equal the real values.
 private func _enumFieldsCheck() -> String? {
   func build<T>(_ type: T.Type, _ name: String, _ payload: (UnsafeMutableRawPointer) -> Void) -> T? {
-    guard let plan = _rawEnumPlan(T.self), let found = plan.find(name) else { return nil }
+    guard let plan = _rawEnumPlan(T.self), let found = plan.index(of: name) else { return nil }
     return withUnsafeTemporaryAllocation(of: T.self, capacity: 1) { buffer in
       let target = UnsafeMutableRawPointer(buffer.baseAddress.unsafelyUnwrapped)
       payload(target)
-      _ = plan.make(found, into: target) { _ in true }
+      _ = plan.make(at: found, into: target) { _ in true }
       return buffer.baseAddress.unsafelyUnwrapped.move()
     }
   }
@@ -202,6 +216,53 @@ private func _enumFieldsCheck() -> String? {
 /// A2 and A3 held (read once).
 let _enumMetadataTrusted: Bool = _wireRuntimeChecks.enumMetadataTrusted
 
+// MARK: - Reads, recorded (debug builds)
+
+#if DEBUG
+  /// Debug builds: every type the codec read the layout of (A1-A3 above and below, A7 and
+  /// `_forEachField` through `_recordLayoutRead`), outside the start-up checks and the
+  /// reference codec, by the thread that read it (tests run side by side; one test's reads are
+  /// those of its thread). WireRuntimeReadTests asserts that no `WireCodable` type is among them.
+  nonisolated(unsafe) private var _runtimeReads: [UInt: [ObjectIdentifier: Any.Type]] = [:]
+  private let _runtimeReadsLock = Lock()
+
+  private var _currentThreadID: UInt {
+    #if canImport(Darwin)
+      UInt(bitPattern: pthread_self())
+    #else
+      UInt(pthread_self())
+    #endif
+  }
+#endif
+
+/// Records (in debug builds) that the layout of `type` is read.
+@inline(__always)
+func _noteRuntimeRead(_ type: Any.Type) {
+  #if DEBUG
+    let thread = _currentThreadID
+    _runtimeReadsLock.withLock { _runtimeReads[thread, default: [:]][ObjectIdentifier(type)] = type }
+  #endif
+}
+
+/// The names (`String(reflecting:)`) of the types whose layout this thread read since its last
+/// `_debugResetRuntimeReads`; empty in release builds, which record nothing.
+func _debugRuntimeReads() -> [String] {
+  #if DEBUG
+    let thread = _currentThreadID
+    return _runtimeReadsLock.withLock { (_runtimeReads[thread] ?? [:]).values.map { String(reflecting: $0) } }
+  #else
+    return []
+  #endif
+}
+
+/// Forgets this thread's recorded reads (debug builds).
+func _debugResetRuntimeReads() {
+  #if DEBUG
+    let thread = _currentThreadID
+    _runtimeReadsLock.withLock { _runtimeReads[thread] = nil }
+  #endif
+}
+
 // MARK: - A1: metadata kind
 
 @usableFromInline let _metadataKindEnum: UInt = 0x201
@@ -217,6 +278,14 @@ func _metadataKind(_ type: Any.Type) -> UInt {
 /// both codecs (A1).
 @inline(__always)
 func _isEnumType(_ type: Any.Type) -> Bool {
+  _noteRuntimeRead(type)
+  return _rawIsEnumType(type)
+}
+
+/// `_isEnumType` for the reference codec, the judge of the fast one: it never reads shapes,
+/// so it reads A1 for every type (not recorded: the recorded reads are the fast paths').
+@inline(__always)
+func _referenceIsEnumType(_ type: Any.Type) -> Bool {
   _rawIsEnumType(type)
 }
 
@@ -230,6 +299,7 @@ func _rawIsEnumType(_ type: Any.Type) -> Bool {
 /// The number of cases of a payload-less enum, or nil when `type` is not one (or its layout
 /// is not the one we know how to build values for, or A2/A3 failed on this runtime).
 func _payloadlessCaseCount(_ type: Any.Type) -> Int? {
+  _noteRuntimeRead(type)
   guard _enumMetadataTrusted else { return nil }
   return _rawPayloadlessCaseCount(type)
 }
@@ -269,6 +339,7 @@ func _rawPayloadlessCaseCount(_ type: Any.Type) -> Int? {
 
 /// All values of a payload-less enum, in declaration order, or nil when `T` is not one.
 func _payloadlessCases<T>(of type: T.Type) -> [T]? {
+  _noteRuntimeRead(type)
   guard _enumMetadataTrusted else { return nil }
   return _rawPayloadlessCases(of: T.self)
 }

@@ -70,7 +70,7 @@ final class _DecoderImpl: Decoder {
     if T.self == JSONValue.self {
       return unsafeBitCast(value, to: T.self)
     }
-    if _isEnumType(T.self) {
+    if _typeIsEnum(T.self) {
       switch _enumState(T.self) {
       case .trusted(let plan):
         return try withUnsafeTemporaryAllocation(of: T.self, capacity: 1) { buffer in
@@ -165,7 +165,7 @@ final class _DecoderImpl: Decoder {
 
   func container<Key: CodingKey>(keyedBy keyType: Key.Type) throws -> KeyedDecodingContainer<Key> {
     let depth = path.count
-    let isEnum = _isEnumType(type)
+    let isEnum = _typeIsEnum(type)
     switch value {
     case .object(let members):
       if isEnum {
@@ -207,17 +207,17 @@ final class _DecoderImpl: Decoder {
   func checkKeys<Key: CodingKey>(
     _ members: [(key: String, value: JSONValue)], _ keyType: Key.Type, path makePath: () -> [_PathEntry]
   ) throws {
-    try _checkKeys(members, Key.self, path: makePath)
+    try _checkKeys(members, Key.self, owner: type, path: makePath)
   }
 
   func checkEnumKeys<Key: CodingKey>(_ members: [(key: String, value: JSONValue)], _ keyType: Key.Type) throws {
-    try _checkEnumKeys(members, Key.self, at: path.entries(), noun: currentNoun)
+    try _checkEnumKeys(members, Key.self, at: path.entries(), noun: currentNoun, owner: type)
   }
 
   func payloadStorage<NK: CodingKey>(
     _ value: JSONValue, keys: NK.Type, caseName: String, bare: Bool, path makePath: () -> [_PathEntry]
   ) throws -> _KeyedStorage {
-    try _payloadStorage(value, keys: NK.self, caseName: caseName, bare: bare, path: makePath)
+    try _payloadStorage(value, keys: NK.self, caseName: caseName, bare: bare, owner: type, path: makePath)
   }
 
   // MARK: Errors

@@ -34,21 +34,23 @@ func _checkDecodingStack<T>(
 /// of dictionaries and other open key types are all known.
 @inline(__always)
 func _checkKeys<Key: CodingKey>(
-  _ members: [(key: String, value: JSONValue)], _ keyType: Key.Type, path makePath: () -> [_PathEntry]
+  _ members: [(key: String, value: JSONValue)], _ keyType: Key.Type, owner: Any.Type? = nil, caseName: String? = nil,
+  path makePath: () -> [_PathEntry]
 ) throws {
   for member in members where Key(stringValue: member.key) == nil {
-    throw _unknownKeyError(member.key, Key.self, path: makePath())
+    throw _unknownKeyError(member.key, Key.self, path: makePath(), owner: owner, caseName: caseName)
   }
 }
 
 /// An enum written as an object has one key, its case: reject keys beside it that name no
 /// case (several known keys are left to `init(from:)`, which may expect them).
 func _checkEnumKeys<Key: CodingKey>(
-  _ members: [(key: String, value: JSONValue)], _ keyType: Key.Type, at entries: [_PathEntry], noun: String
+  _ members: [(key: String, value: JSONValue)], _ keyType: Key.Type, at entries: [_PathEntry], noun: String,
+  owner: Any.Type? = nil
 ) throws {
   let known = members.filter { Key(stringValue: $0.key) != nil }
   guard !known.isEmpty, let unknown = members.first(where: { Key(stringValue: $0.key) == nil }) else { return }
-  guard known.count == 1 else { throw _unknownKeyError(unknown.key, Key.self, path: entries) }
+  guard known.count == 1 else { throw _unknownKeyError(unknown.key, Key.self, path: entries, owner: owner) }
   let keyPath = _renderPath(entries + [_PathEntry(key: _StringKey(unknown.key), style: .key)])
   let wire = WireError(
     kind: .unknownKey, path: keyPath,
@@ -58,11 +60,16 @@ func _checkEnumKeys<Key: CodingKey>(
     .init(codingPath: entries.map(\.key), debugDescription: wire.message, underlyingError: wire))
 }
 
-/// The error for an object key `Key` does not know.
-func _unknownKeyError<Key: CodingKey>(_ name: String, _ keyType: Key.Type, path entries: [_PathEntry]) -> any Error {
+/// The error for an object key `Key` does not know (a container of `owner`'s values, of case
+/// `caseName`'s payload: a `WireCodable` owner's shape lists the keys).
+func _unknownKeyError<Key: CodingKey>(
+  _ name: String, _ keyType: Key.Type, path entries: [_PathEntry], owner: Any.Type? = nil, caseName: String? = nil
+) -> any Error {
   let containerPath = _renderPath(entries)
   let keyPath = _renderPath(entries + [_PathEntry(key: _StringKey(name), style: .key)])
-  let known = _codingKeyCases(of: Key.self)?.map(\.stringValue) ?? []
+  let known =
+    (_wireCodingKeys(Key.self, owner: owner, caseName: caseName) ?? _codingKeyCases(of: Key.self))?.map(\.stringValue)
+    ?? []
   var message = "unknown key \(_quoted(name)) at \(keyPath)\(_didYouMean(name, among: known))"
   if !known.isEmpty {
     message += "; expected keys at \(containerPath): \(_listed(known.map { _quoted($0) }))"
@@ -77,9 +84,12 @@ func _unknownKeyError<Key: CodingKey>(_ name: String, _ keyType: Key.Type, path 
 /// enum payload the fast decoder reads, specialized per key type.)
 @inline(__always)
 func _payloadStorage<NK: CodingKey>(
-  _ value: JSONValue, keys: NK.Type, caseName: String, bare: Bool, path makePath: () -> [_PathEntry]
+  _ value: JSONValue, keys: NK.Type, caseName: String, bare: Bool, owner: Any.Type? = nil,
+  path makePath: () -> [_PathEntry]
 ) throws -> _KeyedStorage {
-  let keyCount = _payloadlessCaseCount(NK.self)
+  // A `WireCodable` enum's case keys come from its shape (its payload keys are always the
+  // synthesized ones), other types' from A2.
+  let keyCount = _wireCodingKeys(NK.self, owner: owner, caseName: caseName)?.count ?? _payloadlessCaseCount(NK.self)
   if keyCount == 0 {
     // A case without values: `{}` and `null` stand for none.
     switch value {
@@ -105,7 +115,7 @@ func _payloadStorage<NK: CodingKey>(
   switch value {
   case .object(let members):
     if let n = positional { throw _payloadShapeMismatch(value, expected: "an array of \(n) values", path: makePath()) }
-    try _checkKeys(members, NK.self, path: makePath)
+    try _checkKeys(members, NK.self, owner: owner, caseName: caseName, path: makePath)
     return .object(members)
   case .array(let elements):
     if let n = positional, elements.count > n {
@@ -242,7 +252,7 @@ func _translateDecodingError<T: Decodable>(
   let atThisValue = context.codingPath.count == entries.count
   if context.underlyingError is WireError {
     // A raw-value enum given a JSON value of the wrong type: list its cases.
-    if atThisValue, _payloadlessCaseCount(T.self) != nil {
+    if atThisValue, _caseCountIfPayloadless(T.self) != nil {
       switch decodingError {
       case .typeMismatch, .valueNotFound:
         let path = _renderPath(entries)
@@ -260,12 +270,12 @@ func _translateDecodingError<T: Decodable>(
     return error
   }
 
-  if _isEnumType(T.self), atThisValue {
+  if _typeIsEnum(T.self), atThisValue {
     // The synthesized init found zero or several known keys, or a raw value matched no case.
     var isCaseError = false
     if case .typeMismatch(let mismatched, _) = decodingError, mismatched == T.self {
       isCaseError = true
-    } else if case .dataCorrupted = decodingError, _payloadlessCaseCount(T.self) != nil {
+    } else if case .dataCorrupted = decodingError, _caseCountIfPayloadless(T.self) != nil {
       switch value {
       case .string, .int, .double, .number, .bool: isCaseError = true
       default: break

@@ -109,9 +109,11 @@ struct _EnumCase {
   let kind: _PayloadKind
   /// `.single`: one; `.positional`, `.labeled`: every value, in order.
   let elements: [_PayloadElement]
-  /// A `WireCodable` enum's case: built by its initializer from a scratch payload (then the
-  /// elements' offsets are in the scratch buffer, and `tag` is only its index).
-  var builder: _CaseBuilder? = nil
+  /// A `WireCodable` enum's case: the bytes of scratch memory its payload is read into (then
+  /// the elements' offsets are in the scratch buffer, and `tag` is only its index), and where
+  /// its offsets start in the plan's `offsets`.
+  var scratchSize = 0
+  var offsetsStart = 0
 }
 
 typealias _InjectEnumTag = @convention(c) (UnsafeMutableRawPointer, UInt32, UnsafeRawPointer) -> Void
@@ -122,35 +124,83 @@ typealias _InjectEnumTag = @convention(c) (UnsafeMutableRawPointer, UInt32, Unsa
 /// no state.
 final class _EnumPlan: @unchecked Sendable {
   /// The enum's metadata and its value witness that sets a case's tag (A7); nil for a
-  /// `WireCodable` enum, whose cases have builders.
+  /// `WireCodable` enum, which has `build`.
   let metadata: UnsafeRawPointer?
   let inject: _InjectEnumTag?
   let cases: [_EnumCase]
+  /// A `WireCodable` enum's generated builder (one `switch` over the case index; `isWire`),
+  /// the payload offsets of all its cases (each case's from its `offsetsStart`) and the
+  /// largest alignment of a payload value. (Not optional: the hot path calls it without
+  /// copying it out of the plan.)
+  let isWire: Bool
+  let build: _WireBuild
+  let offsets: UnsafeMutableBufferPointer<Int>
+  let scratchAlignment: Int
 
-  init(metadata: UnsafeRawPointer?, inject: _InjectEnumTag?, cases: [_EnumCase]) {
+  /// A plan read from metadata (A7).
+  init(metadata: UnsafeRawPointer, inject: _InjectEnumTag, cases: [_EnumCase]) {
     self.metadata = metadata
     self.inject = inject
     self.cases = cases
+    isWire = false
+    build = { _, _ in }
+    offsets = .allocate(capacity: 1)
+    scratchAlignment = 1
   }
 
-  /// Builds `enumCase` at `result`, its payload read by `fill` (into `result` itself for a plan
-  /// read from metadata, into scratch memory for a `WireCodable` one); false (nothing
+  /// A `WireCodable` enum's plan.
+  init(cases: [_EnumCase], build: @escaping _WireBuild, offsets: [Int], scratchAlignment: Int) {
+    metadata = nil
+    inject = nil
+    self.cases = cases
+    isWire = true
+    self.build = build
+    self.offsets = .allocate(capacity: max(offsets.count, 1))
+    _ = self.offsets.initialize(from: offsets)
+    self.scratchAlignment = scratchAlignment
+  }
+
+  deinit { offsets.deallocate() }
+
+  /// Builds case `index` at `result`, its payload read by `fill` (into `result` itself for a
+  /// plan read from metadata, into scratch memory for a `WireCodable` one); false (nothing
   /// initialized) when `fill` fails.
   @inline(__always)
-  func make(_ enumCase: _EnumCase, into result: UnsafeMutableRawPointer, _ fill: (UnsafeMutableRawPointer) -> Bool)
-    -> Bool
-  {
-    if let builder = enumCase.builder { return builder.make(into: result, fill) }
-    guard fill(result) else { return false }
-    inject.unsafelyUnwrapped(result, enumCase.tag, metadata.unsafelyUnwrapped)
-    return true
+  func make(at index: Int, into result: UnsafeMutableRawPointer, _ fill: (UnsafeMutableRawPointer) -> Bool) -> Bool {
+    guard isWire else {
+      guard fill(result) else { return false }
+      inject.unsafelyUnwrapped(result, cases[index].tag, metadata.unsafelyUnwrapped)
+      return true
+    }
+    let offsets = UnsafePointer(self.offsets.baseAddress.unsafelyUnwrapped + cases[index].offsetsStart)
+    let scratchSize = cases[index].scratchSize
+    // A fixed size for the common small payloads: the allocation is then a plain stack slot.
+    if scratchSize <= 64, scratchAlignment <= 16 {
+      return withUnsafeTemporaryAllocation(byteCount: 64, alignment: 16) { scratch in
+        let base = scratch.baseAddress.unsafelyUnwrapped
+        guard fill(base) else { return false }
+        build(index, _WirePayload(base: base, offsets: offsets, result: result))
+        return true
+      }
+    }
+    return withUnsafeTemporaryAllocation(byteCount: scratchSize, alignment: max(scratchAlignment, 16)) { scratch in
+      let base = scratch.baseAddress.unsafelyUnwrapped
+      guard fill(base) else { return false }
+      build(index, _WirePayload(base: base, offsets: offsets, result: result))
+      return true
+    }
+  }
+
+  /// The index of the case named `name`.
+  @inline(__always)
+  func index(of name: String) -> Int? {
+    for i in cases.indices where cases[i].name == name { return i }
+    return nil
   }
 
   /// The case named `name`.
-  @inline(__always)
   func find(_ name: String) -> _EnumCase? {
-    for enumCase in cases where enumCase.name == name { return enumCase }
-    return nil
+    index(of: name).map { cases[$0] }
   }
 
   /// The index of the case whose name is the UTF-8 text `name`.
@@ -210,22 +260,22 @@ extension _DecoderImpl {
   /// Builds a `T` from `value` by `plan` at `result`; false (nothing initialized) when the
   /// direct path does not read it (then `init(from:)` decides: it gives the value or the error).
   func decodeDirect<T>(_ value: JSONValue, plan: _EnumPlan, into result: UnsafeMutablePointer<T>) -> Bool {
-    let enumCase: _EnumCase
+    let index: Int
     let payload: JSONValue?
     switch value {
     case .string(let name):
-      guard let found = plan.find(name), found.kind == .none else { return false }
-      enumCase = found
+      guard let found = plan.index(of: name), plan.cases[found].kind == .none else { return false }
+      index = found
       payload = nil
     case .object(let members):
-      guard members.count == 1, let found = plan.find(members[0].key) else { return false }
-      enumCase = found
+      guard members.count == 1, let found = plan.index(of: members[0].key) else { return false }
+      index = found
       payload = members[0].value
     default:
       return false
     }
-    return plan.make(enumCase, into: UnsafeMutableRawPointer(result)) { target in
-      readPayload(payload, enumCase, into: target)
+    return plan.make(at: index, into: UnsafeMutableRawPointer(result)) { target in
+      readPayload(payload, plan.cases[index], into: target)
     }
   }
 
@@ -322,15 +372,17 @@ func _decodeSmallEnum<T>(_ bytes: UnsafeRawBufferPointer, plan: _EnumPlan, into 
     guard let name = simpleBytes() else { return false }
     skipSpace()
     guard i == end, let index = plan.find(utf8: name), plan.cases[index].kind == .none else { return false }
-    return plan.make(plan.cases[index], into: UnsafeMutableRawPointer(result)) { _ in true }
+    return plan.make(at: index, into: UnsafeMutableRawPointer(result)) { _ in true }
   }
   guard base[i] == UInt8(ascii: "{") else { return false }
   i += 1
   skipSpace()
-  guard let name = simpleBytes(), let index = plan.find(utf8: name) else { return false }
-  let found = plan.cases[index]
-  guard found.kind == .single else { return false }
-  let reader = found.elements[0].reader
+  guard let name = simpleBytes(), let index = plan.find(utf8: name), plan.cases[index].kind == .single else {
+    return false
+  }
+  // Read in place, not copied out of the plan (which keeps the reader for good).
+  unowned(unsafe) let reader = plan.cases[index].elements[0].reader
+  let offset = plan.cases[index].elements[0].offset
   skipSpace()
   guard i < end, base[i] == UInt8(ascii: ":") else { return false }
   i += 1
@@ -377,7 +429,7 @@ func _decodeSmallEnum<T>(_ bytes: UnsafeRawBufferPointer, plan: _EnumPlan, into 
   i += 1
   skipSpace()
   guard i == end else { return false }
-  return plan.make(found, into: UnsafeMutableRawPointer(result)) { target in
-    reader.readScalar(value, into: target + found.elements[0].offset)
+  return plan.make(at: index, into: UnsafeMutableRawPointer(result)) { target in
+    reader.readScalar(value, into: target + offset)
   }
 }

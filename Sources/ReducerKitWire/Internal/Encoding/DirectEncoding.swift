@@ -183,6 +183,7 @@ nonisolated(unsafe) var _layoutReadTypes: Set<ObjectIdentifier> = []
 
 /// Records that the layout of `type` is about to be read from the runtime.
 func _recordLayoutRead(_ type: Any.Type) {
+  _noteRuntimeRead(type)
   _withWireTables { _ = _layoutReadTypes.insert(ObjectIdentifier(type)) }
 }
 
@@ -223,7 +224,7 @@ enum _DirectFields {
 
 /// The stored properties of `T` if its values are encoded as they are (see `_DirectFields`).
 func _directFields<T>(of type: T.Type) -> _DirectFields {
-  guard !_isEnumType(T.self) else { return .unsupported }
+  guard !_typeIsEnum(T.self) else { return .unsupported }
   switch _directState(T.self) {
   case .unsupported: return .unsupported
   case .checking: return .checking
@@ -398,7 +399,7 @@ extension _EncoderImpl {
   /// Asks the table of states about `T`; remembers the answer once it is settled.
   @inline(never)
   func settle<T>(_ type: T.Type) -> _DirectState {
-    let state = _isEnumType(T.self) ? .unsupported : _directState(T.self)
+    let state = _typeIsEnum(T.self) ? .unsupported : _directState(T.self)
     let plan: Unmanaged<_DirectPlan>?
     switch state {
     case .checking: return state  // asked again until settled

@@ -150,7 +150,7 @@ final class _EncoderImpl: Encoder {
 
   /// Encodes a value into the slot that starts at frame count `base` and output `start`.
   func encodeInSlot<T: Encodable>(_ value: T, base: Int, start: Int) throws {
-    if _isEnumType(T.self) {
+    if _typeIsEnum(T.self) {
       try encodeThrough(value, base: base, start: start)
       return
     }
@@ -174,7 +174,7 @@ final class _EncoderImpl: Encoder {
     let savedIsEnum = slotIsEnum
     slotBase = base
     slotStart = start
-    slotIsEnum = _isEnumType(T.self)
+    slotIsEnum = _typeIsEnum(T.self)
     defer {
       slotBase = savedBase
       slotStart = savedStart

@@ -3,7 +3,8 @@
 // array, every typed read through the same generic one: no shared mutable decoder, no lookup
 // tables, no unsafe casts. The rules for keys and payloads and every message come from
 // DecodingErrors.swift, shared with the fast decoder; its only runtime reads are A1–A3 in
-// Internal/ABI/Runtime.swift (enum or not; a key enum's keys).
+// Internal/ABI/Runtime.swift (enum or not, `_referenceIsEnumType`, for every type; a key
+// enum's keys).
 
 /// One `decode` call of the reference decoder.
 final class _RefDecoding {
@@ -40,7 +41,7 @@ struct _RefDecoder: Decoder {
   var userInfo: [CodingUserInfoKey: Any] { [:] }
 
   func container<Key: CodingKey>(keyedBy keyType: Key.Type) throws -> KeyedDecodingContainer<Key> {
-    let isEnum = _isEnumType(type)
+    let isEnum = _referenceIsEnumType(type)
     let storage: _KeyedStorage
     switch value {
     case .object(let members):

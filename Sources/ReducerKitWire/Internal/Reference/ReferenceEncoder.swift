@@ -1,7 +1,7 @@
 // The reference encoder: the wire format stated plainly, to check the streaming encoder
 // (`_EncoderImpl`) against and to fall back to. It builds a tree of the value, then renders
 // the tree in the wire form (`_referenceRender`) and writes it (`_referenceWrite`). No
-// byte-level rewrites, no direct paths; its only runtime read is `_isEnumType` (A1 in
+// byte-level rewrites, no direct paths; its only runtime read is `_referenceIsEnumType` (A1 in
 // Internal/ABI/Runtime.swift). It keeps the streaming encoder's contract (each container is
 // filled before the next member of its parent is written), so both fail on the same misuse
 // with the same message.
@@ -79,7 +79,7 @@ final class _RefEncoding {
       return
     }
     let base = open.count
-    let encoder = _RefEncoder(encoding: self, node: node, path: path, isEnum: _isEnumType(T.self), base: base)
+    let encoder = _RefEncoder(encoding: self, node: node, path: path, isEnum: _referenceIsEnumType(T.self), base: base)
     do {
       try value.encode(to: encoder)
     } catch {

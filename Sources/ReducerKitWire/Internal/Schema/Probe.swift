@@ -27,6 +27,13 @@ final class _ProbeSession {
   private var dummyCache: [ObjectIdentifier: Any] = [:]
   /// Requests left before probing gives up (guards against inits that loop).
   private var budget = 200_000
+  /// Whether a `WireCodable` type's keys come from its shape (else from A2/A3, as for other
+  /// types: tests compare the two).
+  let keysFromShapes: Bool
+
+  init(keysFromShapes: Bool = true) {
+    self.keysFromShapes = keysFromShapes
+  }
 
   func spend() throws {
     budget -= 1
@@ -70,7 +77,7 @@ final class _ProbeSession {
 
   /// Probes an enum with a keyed container once per case of its coding keys.
   private func probeCases<T: Decodable>(_ type: T.Type) -> [_CaseInfo]? {
-    guard _isEnumType(T.self) else { return nil }
+    guard _typeIsEnum(T.self) else { return nil }
     let first = _ProbeNode()
     _ = try? run(T.self, mode: .schema, node: first, forcedCase: 0)
     guard first.switchesOnKeys, let names = first.caseNames, !names.isEmpty else { return nil }
@@ -85,7 +92,9 @@ final class _ProbeSession {
 
   @discardableResult
   func run<T: Decodable>(_ type: T.Type, mode: _ProbeMode, node: _ProbeNode, forcedCase: Int) throws -> T {
-    let decoder = _ProbeDecoder(session: self, mode: mode, node: node, forcedCase: forcedCase, isEnum: _isEnumType(T.self))
+    let decoder = _ProbeDecoder(
+      session: self, mode: mode, node: node, forcedCase: forcedCase, isEnum: _typeIsEnum(T.self),
+      owner: keysFromShapes ? T.self : nil)
     return try T(from: decoder)
   }
 
@@ -93,7 +102,7 @@ final class _ProbeSession {
   func dummy<T: Decodable>(_ type: T.Type) throws -> T {
     try spend()
     if let value = _primitiveDummy(T.self) { return value }
-    if let cases = _payloadlessCases(of: T.self) {
+    if let cases = _valuesIfPayloadless(of: T.self) {
       guard let first = cases.first else { throw _ProbeCycle() }  // uninhabited
       return first
     }
@@ -380,7 +389,7 @@ func _primitiveDummy<T>(_ type: T.Type) -> T? {
 
 /// The encoded value of every case of a payload-less `Encodable` enum, or nil.
 func _payloadlessValues<T>(_ type: T.Type) -> [JSONValue]? {
-  guard let cases = _payloadlessCases(of: T.self), !cases.isEmpty else { return nil }
+  guard let cases = _valuesIfPayloadless(of: T.self), !cases.isEmpty else { return nil }
   var values: [JSONValue] = []
   for value in cases {
     guard let encodable = value as? any Encodable,
@@ -409,13 +418,17 @@ final class _ProbeDecoder: Decoder {
   let node: _ProbeNode
   let forcedCase: Int
   let isEnum: Bool
+  /// The type whose `init(from:)` is probed (nil: a nested value's decoder): a
+  /// `WireCodable` one's shape lists its keys.
+  let owner: Any.Type?
 
-  init(session: _ProbeSession, mode: _ProbeMode, node: _ProbeNode, forcedCase: Int, isEnum: Bool) {
+  init(session: _ProbeSession, mode: _ProbeMode, node: _ProbeNode, forcedCase: Int, isEnum: Bool, owner: Any.Type? = nil) {
     self.session = session
     self.mode = mode
     self.node = node
     self.forcedCase = forcedCase
     self.isEnum = isEnum
+    self.owner = owner
   }
 
   var codingPath: [any CodingKey] { [] }
@@ -425,11 +438,12 @@ final class _ProbeDecoder: Decoder {
     try session.spend()
     node.kind = .object
     var cases: [Key]?
+    let keys = _wireCodingKeys(Key.self, owner: owner, caseName: nil) ?? _codingKeyCases(of: Key.self)
     if isEnum {
-      cases = _codingKeyCases(of: Key.self)
+      cases = keys
       node.caseNames = cases?.map(\.stringValue)
     } else {
-      node.closedKeys = _codingKeyCases(of: Key.self)?.map(\.stringValue)
+      node.closedKeys = keys?.map(\.stringValue)
     }
     return KeyedDecodingContainer(_ProbeKeyed<Key>(decoder: self, node: node, enumCases: cases))
   }
@@ -523,7 +537,11 @@ struct _ProbeKeyed<Key: CodingKey>: KeyedDecodingContainerProtocol {
   {
     try decoder.session.spend()
     let child = decoder.child(.object)
-    child.closedKeys = _codingKeyCases(of: NestedKey.self)?.map(\.stringValue)
+    // An enum's case payload: its keys from a `WireCodable` enum's shape.
+    let owner = enumCases != nil ? decoder.owner : nil
+    child.closedKeys =
+      (_wireCodingKeys(NestedKey.self, owner: owner, caseName: key.stringValue) ?? _codingKeyCases(of: NestedKey.self))?
+      .map(\.stringValue)
     record(key, .node(child, typeName: "object"), required: true)
     if enumCases != nil { node.payload = child }
     return KeyedDecodingContainer(_ProbeKeyed<NestedKey>(decoder: decoder, node: child, enumCases: nil))
