@@ -136,18 +136,32 @@ package final class StateJSONCache: Sendable {
   }
 }
 
-/// The last pointer `rk_store_get` read on a store: its text, its parsed segments, and the
-/// JSON read at a version. A read of the same pointer at the same version copies that JSON
-/// (the value at a version never changes); at a newer version the pointer is not parsed
-/// again. One entry, bounded: pointers up to `maxPointerLength` bytes, JSON up to
-/// `maxJSONLength` (longer reads are made each time, as before).
+/// The last pointer `rk_store_get` read on a store: its text, its parsed segments, the read
+/// compiled for the state's type (`CompiledPointer`, made on the first read of the same pointer
+/// at a newer version), and the JSON read at a version. A read of the same pointer at the same
+/// version copies that JSON (the value at a version never changes); at a newer version the
+/// pointer is not parsed again, and the compiled read reads the value in place. One entry,
+/// bounded: pointers up to `maxPointerLength` bytes, JSON up to `maxJSONLength` (longer reads
+/// are made each time, as before). Thread-safe: the entry is read and written under its lock;
+/// a compiled read is immutable and runs outside it.
 @usableFromInline
 package final class PointerReadCache: Sendable {
+  /// Whether the kept pointer has a compiled read.
+  @usableFromInline package enum Compiled: Sendable {
+    case untried
+    case reader(CompiledPointer)
+    /// Left to `Navigator` for good.
+    case never
+    /// Compiled again after this many reads (the codec was still checking a type's plan).
+    case notYet(readsLeft: Int)
+  }
+
   @usableFromInline package struct Entry: Sendable {
     @usableFromInline package let pointer: [UInt8]
     @usableFromInline package let segments: [String]
     @usableFromInline package var version: UInt64
     @usableFromInline package var json: [UInt8]?
+    @usableFromInline package var compiled: Compiled = .untried
 
     @inlinable package init(pointer: [UInt8], segments: [String], version: UInt64, json: [UInt8]?) {
       self.pointer = pointer
@@ -155,22 +169,75 @@ package final class PointerReadCache: Sendable {
       self.version = version
       self.json = json
     }
+
+    @inlinable func holds(_ pointer: UnsafeRawBufferPointer) -> Bool {
+      self.pointer.count == pointer.count
+        && self.pointer.withUnsafeBytes({ memcmp($0.baseAddress!, pointer.baseAddress!, pointer.count) == 0 })
+    }
+  }
+
+  /// A kept pointer's lookup: its segments, its JSON if read at the version asked, its
+  /// compiled read, and whether the caller should compile it (then `compiled(_:_:)`).
+  @usableFromInline package struct Kept {
+    @usableFromInline package let segments: [String]
+    @usableFromInline package let json: [UInt8]?
+    @usableFromInline package let reader: CompiledPointer?
+    @usableFromInline package let compile: Bool
+
+    @inlinable init(segments: [String], json: [UInt8]?, reader: CompiledPointer?, compile: Bool) {
+      self.segments = segments
+      self.json = json
+      self.reader = reader
+      self.compile = compile
+    }
   }
 
   @usableFromInline package static var maxPointerLength: Int { 256 }
   @usableFromInline package static var maxJSONLength: Int { 1 << 16 }
+  /// Reads between attempts to compile a pointer while a type's plan is being checked.
+  @usableFromInline package static var compileRetryReads: Int { 32 }
   @usableFromInline package let entry = LockedValue<Entry?>(nil)
 
   @inlinable package init() {}
 
-  /// The segments of `pointer` if it is the one kept, and its JSON if that was read at `version`.
+  /// The kept pointer's segments if it is `pointer`, and its JSON if read at `version`. A
+  /// read at another version is told to compile it when it has not been tried (one caller:
+  /// the claim is recorded here).
   @inlinable
-  package func lookup(_ pointer: UnsafeRawBufferPointer, version: UInt64) -> (segments: [String], json: [UInt8]?)? {
+  package func lookup(_ pointer: UnsafeRawBufferPointer, version: UInt64) -> Kept? {
     entry.withLock { entry in
-      guard let entry, entry.pointer.count == pointer.count,
-        entry.pointer.withUnsafeBytes({ memcmp($0.baseAddress!, pointer.baseAddress!, pointer.count) == 0 })
-      else { return nil }
-      return (entry.segments, entry.version == version ? entry.json : nil)
+      // In place (no copy of the entry): the repeated read is the commonest.
+      guard entry != nil, entry.unsafelyUnwrapped.holds(pointer) else { return nil }
+      if entry.unsafelyUnwrapped.version == version, let json = entry.unsafelyUnwrapped.json {
+        return Kept(segments: [], json: json, reader: nil, compile: false)  // segments: not needed
+      }
+      var compile = false
+      var reader: CompiledPointer? = nil
+      switch entry.unsafelyUnwrapped.compiled {
+      case .reader(let compiled): reader = compiled
+      case .never: break
+      case .untried:
+        compile = true
+        entry!.compiled = .notYet(readsLeft: Self.compileRetryReads)
+      case .notYet(let left):
+        compile = left <= 1
+        entry!.compiled = .notYet(readsLeft: compile ? Self.compileRetryReads : left - 1)
+      }
+      return Kept(segments: entry.unsafelyUnwrapped.segments, json: nil, reader: reader, compile: compile)
+    }
+  }
+
+  /// Keeps what compiling the kept `pointer` gave (nothing if another pointer is kept now).
+  @inlinable
+  package func compiled(_ pointer: UnsafeRawBufferPointer, _ result: _PointerCompilation) {
+    entry.withLock { entry in
+      guard var kept = entry, kept.holds(pointer) else { return }
+      switch result {
+      case .reader(let read): kept.compiled = .reader(CompiledPointer(read))
+      case .never: kept.compiled = .never
+      case .notYet: kept.compiled = .notYet(readsLeft: Self.compileRetryReads)
+      }
+      entry = kept
     }
   }
 
@@ -181,13 +248,10 @@ package final class PointerReadCache: Sendable {
     guard pointer.count <= Self.maxPointerLength else { return }
     let kept = json.count <= Self.maxJSONLength ? json : nil
     entry.withLock { entry in
-      if var same = entry, same.pointer.count == pointer.count,
-        same.pointer.withUnsafeBytes({ memcmp($0.baseAddress!, pointer.baseAddress!, pointer.count) == 0 })
-      {
-        guard version >= same.version else { return }
-        same.version = version
-        same.json = kept
-        entry = same
+      if entry != nil, entry.unsafelyUnwrapped.holds(pointer) {
+        guard version >= entry.unsafelyUnwrapped.version else { return }
+        entry!.version = version
+        entry!.json = kept
         return
       }
       entry = Entry(pointer: Array(pointer), segments: segments, version: version, json: kept)
@@ -552,7 +616,14 @@ where R: SendableMetatype, R.State: Codable & Sendable, R.Action: Codable & Send
   // cold wrappers call it; the hot work around them (decoding, encoding) stays specialized.
 
   @usableFromInline package func currentState() -> (R.State, UInt64) {
-    store.withCurrentState { ($0, $1) }
+    // The state is the body's result and the version set beside it: a `(State, UInt64)` result
+    // would look up its tuple type's metadata on every call (this code is not specialized).
+    var version: UInt64 = 0
+    let state = store.withCurrentState { state, current -> R.State in
+      version = current
+      return state
+    }
+    return (state, version)
   }
 
   @usableFromInline package func subscribeChanges(
@@ -674,6 +745,17 @@ where R: SendableMetatype, R.State: Codable & Sendable, R.Action: Codable & Send
     let segments: [String]
     if let kept {
       segments = kept.segments
+      var reader = kept.reader
+      if kept.compile {
+        let result = CompiledPointer.compile(R.State.self, segments)
+        reads.compiled(pointer, result)
+        if case .reader(let read) = result { reader = CompiledPointer(read) }
+      }
+      // A value there: read in place. None: `Navigator` below says why.
+      if let reader, let json = reader.json(of: state, segments: segments) {
+        reads.remember(pointer, segments: segments, version: version, json: json)
+        return (json, json.count, version)
+      }
     } else {
       segments = try HostError.mapping { () throws(PatchError) in try JSONPointer.parse(pointer) }
     }

@@ -39,4 +39,19 @@ extension TrackedArray: _PatchDiffable where Element: Encodable & Equatable {
     guard let index = JSONPointer.arrayIndex(segment), index < count else { return .missingIndex(count: count) }
     return .found(.value(self[index]))
   }
+
+  /// The element at the index read in place (`CompiledPointer`).
+  package static func _compileChild(_ segments: ArraySlice<String>) -> _PointerCompilation {
+    _compileElement(Self.self, segments, element: Element.self)
+  }
+}
+
+extension TrackedArray: _PointerIndexable where Element: Encodable & Equatable {
+  package static func _withElement(
+    at index: Int, of pointer: UnsafeRawPointer, _ next: _PointerReader, _ out: inout [UInt8]
+  ) -> Bool {
+    let array = pointer.assumingMemoryBound(to: Self.self)
+    guard index < array.pointee.count else { return false }
+    return withUnsafePointer(to: array.pointee[index]) { next(UnsafeRawPointer($0), &out) }
+  }
 }

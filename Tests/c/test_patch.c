@@ -465,6 +465,80 @@ static void test_get_repeated(void) {
     rk_store_destroy(s);
 }
 
+static char *copy_text(const char *text) {
+    size_t n = strlen(text) + 1;
+    char *copy = (char *)malloc(n);
+    if (copy != NULL) memcpy(copy, text, n);
+    return copy;
+}
+
+/* What a fresh store at `state` answers for `pointer` (its first read of it: no kept pointer,
+ * no compiled read): the status, and the JSON or the error message (malloc'ed). */
+static char *fresh_read(const char *state, const char *pointer, int *status) {
+    size_t n = strlen(state) + 32;
+    char *options = (char *)malloc(n), *json = NULL, *out;
+    rk_store *fresh;
+    CHECK(options != NULL);
+    if (options == NULL) return NULL;
+    snprintf(options, n, "{\"initial_state\":%s}", state);
+    fresh = CREATE("todos", options);
+    free(options);
+    *status = rk_store_get(fresh, pointer, &json, NULL, NULL);
+    out = copy_text(*status == RK_OK ? json : rk_last_error());
+    rk_free(json);
+    rk_store_destroy(fresh);
+    return out;
+}
+
+/* Issue 25: a kept pointer read again after a change is read by a reader compiled for the
+ * state's type (in place, no navigation). Every answer, value or error (status and message),
+ * is the one a fresh store at the same state gives, for hostile pointers too, through adds,
+ * toggles, deletes and filter changes, including reads that fail after reads that did not. */
+static void test_get_compiled(void) {
+    static const char *pointers[] = {
+        "/todos/0/title", "/todos/1", "/todos/2/isComplete", "/todos/0/id", "/filter", "/nextID", "/todos",
+        "/todos/3/title", "/todos/3", "/todos/01", "/todos/-", "/todos/99999999999999999999",
+        "/todos/999999999999999999/title", "/todos/0/titel", "/todos/0/title/x", "/todos/1/title/0",
+        "/~0x", "/to~1dos", "/todos/0/\xff", "/filter/0", "/nextID/x", "/todos/2/id/",
+        "/todos/0/isComplete"};
+    static const char *changes[] = {
+        "{\"toggle\":{\"id\":1}}",
+        "{\"addTodo\":{\"title\":\"q\\\"\\\\\\n\\u0001\xc3\xa9~1/\\u007f\"}}",
+        "{\"toggle\":{\"id\":4}}",
+        "{\"setFilter\":\"completed\"}",
+        "{\"delete\":{\"id\":4}}",
+        "{\"addTodo\":{\"title\":\"\"}}",
+        "{\"delete\":{\"id\":1}}",
+        "\"clearCompleted\""};
+    size_t p, c, r;
+    TEST("rk_store_get: a kept pointer after each change reads what a fresh store reads");
+    for (p = 0; p < sizeof pointers / sizeof pointers[0]; p++) {
+        rk_store *s = CREATE("todos", TODOS_3);
+        for (c = 0; c <= sizeof changes / sizeof changes[0]; c++) {
+            char *state = rk_t_state(s);
+            int expected_status = 0;
+            char *expected = fresh_read(state, pointers[p], &expected_status);
+            for (r = 0; r < 2; r++) { /* after the change, then the same version again */
+                char *json = NULL;
+                int status = rk_store_get(s, pointers[p], &json, NULL, NULL);
+                CHECK_MSG(status == expected_status, "pointer %lu after %lu changes: status %d, expected %d",
+                          (unsigned long)p, (unsigned long)c, status, expected_status);
+                if (status == RK_OK && expected != NULL) {
+                    CHECK_STR_EQ(json, expected);
+                } else if (expected != NULL) {
+                    CHECK_STR_EQ(rk_last_error(), expected);
+                    CHECK(json == NULL);
+                }
+                rk_free(json);
+            }
+            free(expected);
+            rk_free(state);
+            if (c < sizeof changes / sizeof changes[0]) CHECK_OK(rk_store_send(s, changes[c]));
+        }
+        rk_store_destroy(s);
+    }
+}
+
 static void test_get(void) {
     rk_store *s;
     char *json = NULL, *whole, *state;
@@ -774,6 +848,7 @@ int main(int argc, char **argv) {
     rk_t_watchdog(120);
     test_get();
     test_get_repeated();
+    test_get_compiled();
     test_patch();
     test_subscribe();
     test_threads();

@@ -111,7 +111,7 @@ package struct PatchWriter {
       out.append(contentsOf: String(_load(value, as: Int.self)).utf8)
       return
     } else if type == String.self {
-      JSONPointer.appendJSONString(_load(value, as: String.self).utf8, to: &out)
+      JSONPointer.appendJSONString(_load(value, as: String.self), to: &out)
       return
     }
     do {
@@ -130,6 +130,9 @@ package protocol _PatchDiffable {
   /// The child at a pointer segment: `nil` when there is none (the number of elements, or
   /// the keys, for the message).
   func _child(at segment: String) -> _PointerStep
+  /// A pointer read compiled for values of this type (`CompiledPointer`): `segments`' first
+  /// names a child; `.never` leaves the type to `Navigator`.
+  static func _compileChild(_ segments: ArraySlice<String>) -> _PointerCompilation
 }
 
 /// The result of looking up one pointer segment.

@@ -107,6 +107,43 @@ package enum JSONPointer {
     }
   }
 
+  /// Appends `text` as a JSON string, escaped as `WireEncoder` escapes: the runs that need
+  /// no escape are copied whole (the same bytes as the byte-by-byte `appendJSONString`).
+  static func appendJSONString(_ text: String, to out: inout [UInt8]) {
+    var text = text
+    text.withUTF8 { bytes in
+      out.append(UInt8(ascii: "\""))
+      var start = 0
+      for i in bytes.indices {
+        let byte = bytes[i]
+        guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+        if start < i { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<i])) }
+        appendStringEscape(byte, to: &out)
+        start = i + 1
+      }
+      if start < bytes.count { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...])) }
+      out.append(UInt8(ascii: "\""))
+    }
+  }
+
+  /// A byte `appendJSONString` escapes, escaped.
+  private static func appendStringEscape(_ byte: UInt8, to out: inout [UInt8]) {
+    switch byte {
+    case UInt8(ascii: "\""): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+    case UInt8(ascii: "\\"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+    case 0x0A: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+    case 0x0D: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+    case 0x09: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+    case 0x08: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
+    case 0x0C: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
+    default:
+      let hex = Array("0123456789abcdef".utf8)
+      out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
+      out.append(hex[Int(byte >> 4)])
+      out.append(hex[Int(byte & 0xF)])
+    }
+  }
+
   /// Appends `text` (valid UTF-8) as a JSON string, escaped as `WireEncoder` escapes.
   static func appendJSONString<Bytes: Sequence<UInt8>>(_ text: Bytes, to out: inout [UInt8]) {
     out.append(UInt8(ascii: "\""))

@@ -235,6 +235,8 @@ func _memberReader(_ type: Any.Type) -> ((UnsafeRawPointer) -> _ShapeChild)? {
 
 protocol _NavigableOptional {
   static func _memberReader() -> (UnsafeRawPointer) -> _ShapeChild
+  /// A property of this type read by a compiled pointer (`CompiledPointer`).
+  static func _compileUnwrap(_ segments: ArraySlice<String>) -> _PointerCompilation
 }
 
 extension Optional: _NavigableOptional where Wrapped: Encodable {
