@@ -4,7 +4,8 @@
 #   make check     the inner loop: a few minutes on a warm build, installs nothing. The Swift tests,
 #                  the C tests (no valgrind) and the scenarios, pytest from the tree, and the
 #                  @_cdecl exports against include/reducerkit.h.
-#   make test      every suite (CI runs `make deps` then this; ~12 min): check's, plus both codecs
+#   make test      every suite (CI runs `make deps` then this; ~22 min, in three lanes side by
+#                  side; TEST_JOBS=1 runs them one after another): check's, plus both codecs
 #                  compared, valgrind, the examples, the install paths, typed stubs, the docs and
 #                  20 s of each fuzzer, and the instruction-count gate (make bench-check).
 #   make test-all  make test, then the sanitizers (test-asan, test-tsan: instrumented builds).
@@ -70,9 +71,28 @@ check: lib $(CTESTS) $(BUILD)/reducerkit-check test-exports
 	cd bindings/python && REDUCERKIT_LIB=$(abspath $(LIB)) PYTHONPATH=src $(PYTHON) -m pytest -q -x tests
 	@echo "make check: passed (make test runs every suite)"
 
-test: lib test-swift test-exports test-docs test-user-package test-c test-valgrind test-examples \
-      test-custom test-python test-stubs test-embed test-install test-wheel test-fuzz bench-check
+# make test runs its suites in three lanes side by side (TEST_JOBS=1: one lane after another).
+# A lane runs its suites one after another, each suite's output printed whole when it ends.
+# Lanes share no build directory: the root package's debug build (Swift tests, docs, then the
+# fuzz build), the custom feature's package (its release and debug builds), and the C and
+# Python suites on the built library. What two lanes would both build is built first.
+TEST_JOBS ?= 3
+SWIFT_LANE := test-swift test-docs test-exports test-user-package test-fuzz
+CUSTOM_LANE := test-custom
+HOST_LANE := test-c test-valgrind test-examples test-python test-stubs test-embed test-install test-wheel \
+             bench-check
+test: lib $(CTESTS) $(CEXAMPLES) $(BUILD)/reducerkit-check $(BUILD)/bench/codec_ir
+	@$(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target test-lane-swift test-lane-custom \
+	  test-lane-host
 	@echo "make test: all suites passed"
+
+.PHONY: test-lane-swift test-lane-custom test-lane-host
+test-lane-swift:
+	@$(MAKE) --no-print-directory -j1 $(SWIFT_LANE)
+test-lane-custom:
+	@$(MAKE) --no-print-directory -j1 $(CUSTOM_LANE)
+test-lane-host:
+	@$(MAKE) --no-print-directory -j1 $(HOST_LANE)
 
 test-all: test test-tsan test-asan
 	@echo "make test-all: all suites passed"
