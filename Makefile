@@ -72,27 +72,37 @@ check: lib $(CTESTS) $(BUILD)/reducerkit-check test-exports
 	@echo "make check: passed (make test runs every suite)"
 
 # make test runs its suites in three lanes side by side (TEST_JOBS=1: one lane after another).
-# A lane runs its suites one after another, each suite's output printed whole when it ends.
-# Lanes share no build directory: the root package's debug build (Swift tests, docs, then the
-# fuzz build), the custom feature's package (its release and debug builds), and the C and
-# Python suites on the built library. What two lanes would both build is built first.
+# A lane runs its suites one after another; each suite's output goes to build/test-logs/SUITE.log
+# and is printed whole when the suite ends. Lanes share no build directory: the root package's
+# debug build (Swift tests, docs, then the fuzz build), the custom feature's package (its
+# release and debug builds), and the C and Python suites on the built library. What two lanes
+# would both build is built first.
 TEST_JOBS ?= 3
 SWIFT_LANE := test-swift test-docs test-exports test-user-package test-fuzz
 CUSTOM_LANE := test-custom
 HOST_LANE := test-c test-valgrind test-examples test-python test-stubs test-embed test-install test-wheel \
              bench-check
 test: lib $(CTESTS) $(CEXAMPLES) $(BUILD)/reducerkit-check $(BUILD)/bench/codec_ir
-	@$(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target test-lane-swift test-lane-custom \
-	  test-lane-host
+	@mkdir -p $(BUILD)/test-logs
+	@$(MAKE) --no-print-directory -j$(TEST_JOBS) test-lane-swift test-lane-custom test-lane-host
 	@echo "make test: all suites passed"
 
+define run_lane
+	@for t in $(1); do \
+	  start=$$(date +%s); status=0; \
+	  $(MAKE) --no-print-directory -j1 $$t > $(BUILD)/test-logs/$$t.log 2>&1 < /dev/null || status=$$?; \
+	  cat $(BUILD)/test-logs/$$t.log; \
+	  if [ $$status -ne 0 ]; then echo "== make $$t: FAILED (exit $$status; $(BUILD)/test-logs/$$t.log)"; exit 1; fi; \
+	  echo "== make $$t: passed ($$(( $$(date +%s) - start )) s)"; \
+	done
+endef
 .PHONY: test-lane-swift test-lane-custom test-lane-host
 test-lane-swift:
-	@$(MAKE) --no-print-directory -j1 $(SWIFT_LANE)
+	$(call run_lane,$(SWIFT_LANE))
 test-lane-custom:
-	@$(MAKE) --no-print-directory -j1 $(CUSTOM_LANE)
+	$(call run_lane,$(CUSTOM_LANE))
 test-lane-host:
-	@$(MAKE) --no-print-directory -j1 $(HOST_LANE)
+	$(call run_lane,$(HOST_LANE))
 
 test-all: test test-tsan test-asan
 	@echo "make test-all: all suites passed"
