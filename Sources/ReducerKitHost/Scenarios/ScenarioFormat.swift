@@ -236,7 +236,7 @@ private struct Checker {
         }
       case .number(let text):
         let isInteger = !text.utf8.contains(where: { $0 == UInt8(ascii: ".") || $0 | 0x20 == UInt8(ascii: "e") })
-        if !isInteger {
+        if !isInteger && value._inexactDouble == nil {
           throw Failure(
             .shape,
             "\(paths.render(path)): the number \(JSONText.shown(.string(text), limit: 64).dropFirst().dropLast()) is beyond the range "
