@@ -30,6 +30,19 @@ import ReducerKitWire
     )
   }
 
+  @Test func formatCharactersAreEscapedLikeControlCharacters() throws {
+    // A bidi override (U+202E) reordered the rest of the message on a terminal; a zero-width
+    // space (U+200B) hid a difference. Escaped as control characters are, in quotes and paths.
+    #expect(
+      failure(CounterAction.self, #""inc\u202Ement\u200B""#)?.description.hasPrefix(
+        #"unknown action "inc\u202Ement\u200B" at $"#) == true)
+    struct One: Decodable { var x: Int }
+    #expect(
+      failure([String: One].self, #"{"a\u2066b":{"x":"1"}}"#)?.description
+        == #"expected Int at $['a\u2066b'].x, found string "1""#)
+    #expect(failure(One.self, #"{"x":"\u202A\u0085"}"#)?.description == #"expected Int at $.x, found string "\u202A\u0085""#)
+  }
+
   @Test func rootNounIsConfigurable() throws {
     #expect(
       failure(CounterAction.self, #""x""#, decoder: WireDecoder())?.description
