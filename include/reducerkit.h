@@ -494,7 +494,8 @@ RK_API rk_status rk_store_resolve(rk_store *store, uint64_t request_id, const ch
  *  (borrowed, UTF-8; NULL is an empty message), which the effect's catch handler gets, or
  *  else the store's effect error reporting (standard error).
  *  Errors: RK_ERR_INVALID_ARGUMENT (an id that is unknown, already answered or cancelled:
- *  the message says which), RK_ERR_INVALID_HANDLE. On a test-clock store it returns once the
+ *  the message says which; a message that is not valid UTF-8, which answers nothing),
+ *  RK_ERR_INVALID_HANDLE. On a test-clock store it returns once the
  *  resumed effects settle, as rk_store_resolve() does; the effect continues on the calling
  *  thread as there. Thread-safe; may be called from any callback. */
 RK_API rk_status rk_store_fail(rk_store *store, uint64_t request_id, const char *message);

@@ -431,9 +431,31 @@ public func rk_store_fail(
 ) -> Int32 {
   ffiCall { () throws(HostError) in
     let host = try lookup(store)
-    let text = message.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: strlen($0)), as: UTF8.self) } ?? ""
+    var text = ""
+    if let message {
+      // The header's contract: UTF-8. Anything else is refused, and the request stays pending.
+      let bytes = UnsafeRawBufferPointer(start: message, count: strlen(message))
+      if let offset = _firstInvalidUTF8Offset(bytes) {
+        throw HostError(.invalidArgument, "message is not valid UTF-8 (byte \(offset))")
+      }
+      text = String(decoding: bytes, as: UTF8.self)
+    }
     try host.requests.fail(requestID, message: text, inline: host.run.canResumeEffectsInline(host.store))
     host.table.run.settle(host.store)
+  }
+}
+
+/// The offset of the first byte of `bytes` that does not start a valid UTF-8 sequence, or nil.
+private func _firstInvalidUTF8Offset(_ bytes: UnsafeRawBufferPointer) -> Int? {
+  var offset = 0
+  var parser = Unicode.UTF8.ForwardParser()
+  var iterator = bytes.makeIterator()
+  while true {
+    switch parser.parseScalar(from: &iterator) {
+    case .valid(let encoded): offset += encoded.count
+    case .emptyInput: return nil
+    case .error: return offset
+    }
   }
 }
 

@@ -301,16 +301,16 @@ package struct StoreOptions: Sendable {
         default:
           throw HostError(
             .invalidArgument,
-            "options_json: expected \"live\" or \"test\" at $.clock, found \(member.kindName)")
+            "options_json: expected \"live\" or \"test\" at $.clock, found \(member.kindShown)")
         }
       case "record_actions":
         guard case let .bool(flag) = member else {
-          throw HostError(.invalidArgument, "options_json: expected true or false at $.record_actions, found \(member.kindName)")
+          throw HostError(.invalidArgument, "options_json: expected true or false at $.record_actions, found \(member.kindShown)")
         }
         recordActions = flag
       case "record":
         guard case let .bool(flag) = member else {
-          throw HostError(.invalidArgument, "options_json: expected true or false at $.record, found \(member.kindName)")
+          throw HostError(.invalidArgument, "options_json: expected true or false at $.record, found \(member.kindShown)")
         }
         record = flag
       case "provide":

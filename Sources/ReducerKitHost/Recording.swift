@@ -273,8 +273,9 @@ package final class SessionRecorder: Sendable {
         case let .object(members):
           json.append(UInt8(ascii: "{"))
           stack.append(.object(members, 0))
-        case let .number(text) where text.utf8.contains(where: { $0 == UInt8(ascii: ".") || $0 | 0x20 == UInt8(ascii: "e") }):
-          scenarioCanHoldIt = false  // the parser keeps such a number as text only beyond a double
+        case let .number(text) where current._inexactDouble == nil
+          && text.utf8.contains(where: { $0 == UInt8(ascii: ".") || $0 | 0x20 == UInt8(ascii: "e") }):
+          scenarioCanHoldIt = false  // beyond a double
           json.append(contentsOf: current.serializedBytes())
         default:
           json.append(contentsOf: current.serializedBytes())

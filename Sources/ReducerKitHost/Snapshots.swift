@@ -1,3 +1,4 @@
+import ReducerKitPlatform
 import ReducerKitWire
 import Synchronization
 
@@ -283,10 +284,9 @@ package final class FeatureIdentity: Sendable {
         out += "… (\(text.utf8.count) bytes)"
         break
       }
-      switch scalar.value {
-      case 0..<0x20, 0x7F, 0x80..<0xA0, 0x2028, 0x2029:
+      if _escapedInMessages(scalar) {
         out += "\\u{" + String(scalar.value, radix: 16) + "}"
-      default:
+      } else {
         out.unicodeScalars.append(scalar)
       }
     }

@@ -8,7 +8,8 @@
 ///
 /// Numbers keep integers exact: an integer that fits `Int64` is `.int`, a number with a
 /// fraction or exponent is `.double`, and any other valid number (an integer beyond `Int64`,
-/// or a magnitude beyond `Double`) is `.number` with its original text.
+/// a magnitude beyond `Double`, or a fraction or exponent whose `Double` would be a different
+/// whole number, such as `1.0000000000000001` or `1e-400`) is `.number` with its original text.
 public enum JSONValue: Sendable, Equatable {
   case null
   case bool(Bool)
@@ -18,7 +19,9 @@ public enum JSONValue: Sendable, Equatable {
   /// non-finite values as `null`.
   case double(Double)
   /// A valid JSON number kept as its text because it fits neither `Int64` nor a finite
-  /// `Double`, e.g. `18446744073709551615` or `1e400`.
+  /// `Double`, e.g. `18446744073709551615` or `1e400`, or because its `Double` is a whole
+  /// number it is not exactly, e.g. `1.0000000000000001`, `1e-400` or `9007199254740993.0`
+  /// (so an integer field refuses it rather than taking a different integer).
   case number(String)
   case string(String)
   case array([JSONValue])
@@ -40,6 +43,19 @@ public enum JSONValue: Sendable, Equatable {
         && zip(a, b).allSatisfy { $0.key == $1.key && $0.value == $1.value }
     default: return false
     }
+  }
+}
+
+extension JSONValue {
+  /// For a `.number` written with a fraction or exponent whose `Double` is a different whole
+  /// number (`1.0000000000000001`, `1e-400`): that `Double`. Nil for everything else, such as
+  /// an integer beyond `Int64` or a magnitude beyond `Double` (`1e400`).
+  package var _inexactDouble: Double? {
+    guard case .number(let text) = self,
+      text.utf8.contains(where: { $0 == UInt8(ascii: ".") || $0 | 0x20 == UInt8(ascii: "e") }),
+      let d = Double(text), d.isFinite
+    else { return nil }
+    return d
   }
 }
 

@@ -258,7 +258,7 @@ import Testing
     #expect(Self.navigate(Listed(), ["1"]) == #""x""#)
     #expect(Self.navigate(Listed(), ["2", "a"]) == "2")
     #expect(Self.navigate(Listed(), ["3"]) == #"error: no value at "/3": the array at the root has 3 elements"#)
-    #expect(Self.navigate(Listed(), ["01"]) == #"error: no value at "/01": the array at the root has 3 elements"#)
+    #expect(Self.navigate(Listed(), ["01"]) == #"error: no value at "/01": the array at the root has no element "01": leading zeros are not allowed in an array index"#)
     #expect(Self.navigate(NestedWriter(), ["outer", "inner"]) == "5")
     #expect(Self.navigate(NestedWriter(), ["inner"]).hasPrefix(#"error: no value at "/inner": the object at the root has no key "inner""#))
   }

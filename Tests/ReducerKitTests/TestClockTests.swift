@@ -123,13 +123,17 @@ import ReducerKitTestSupport
   /// right after `send`.
   @Test func advanceRightAfterSendWaitsForTheFirstSleeper() async {
     enum Action: Equatable, Sendable { case start, tick }
-    let clock = TestClock()
+    // `advance` waits for the effect to reach its sleep up to `settleTimeout`, a cap on wall
+    // time: on a loaded machine (a full `swift test` on 2 busy cores, the pool's threads
+    // blocked by other tests) the default 10 s ran out before the effect's yields did, and
+    // `advance` moved on without the sleeper. The cap is generous and scaled.
+    let clock = TestClock(settleTimeout: cap(.seconds(60)))
     let store = TestStore(initialState: 0) {
       Reduce<Int, Action> { state, action in
         switch action {
         case .start:
           return .run { send in
-            for _ in 0..<1_000 { await Task.yield() }  // async work before the first sleep
+            for _ in 0..<100 { await Task.yield() }  // async work before the first sleep
             try await clock.sleep(for: .seconds(1))
             await send(.tick)
           }
@@ -141,7 +145,7 @@ import ReducerKitTestSupport
     } withDependencies: {
       $0.continuousClock = clock
     }
-    store.timeout = cap(.seconds(10))  // advance settles the tick: receive finds it at once
+    store.timeout = cap(.seconds(60))  // advance settles the tick: receive finds it at once
     for _ in 0..<20 {
       await store.send(.start)
       await clock.advance(by: .seconds(1))  // no settle(): what the documentation shows

@@ -30,6 +30,19 @@ import ReducerKitWire
     )
   }
 
+  @Test func formatCharactersAreEscapedLikeControlCharacters() throws {
+    // A bidi override (U+202E) reordered the rest of the message on a terminal; a zero-width
+    // space (U+200B) hid a difference. Escaped as control characters are, in quotes and paths.
+    #expect(
+      failure(CounterAction.self, #""inc\u202Ement\u200B""#)?.description.hasPrefix(
+        #"unknown action "inc\u202Ement\u200B" at $"#) == true)
+    struct One: Decodable { var x: Int }
+    #expect(
+      failure([String: One].self, #"{"a\u2066b":{"x":"1"}}"#)?.description
+        == #"expected Int at $['a\u2066b'].x, found string "1""#)
+    #expect(failure(One.self, #"{"x":"\u202A\u0085"}"#)?.description == #"expected Int at $.x, found string "\u202A\u0085""#)
+  }
+
   @Test func rootNounIsConfigurable() throws {
     #expect(
       failure(CounterAction.self, #""x""#, decoder: WireDecoder())?.description
@@ -110,6 +123,22 @@ import ReducerKitWire
     struct Unsigned: Decodable { var x: UInt }
     #expect(failure(One.self, #"{"x":1.5}"#)?.description == "expected Int at $.x, found number 1.5 (not an integer)")
     #expect(failure(One.self, #"{"x":1e400}"#)?.description == "expected Int at $.x, found number 1e400 (out of range)")
+    // A fraction or exponent is taken only when it is exactly the integer its Double is.
+    for text in ["1.0000000000000001", "123456789012345678.9", "9007199254740993.0", "1e-400", "-1e-400"] {
+      #expect(
+        failure(One.self, #"{"x":\#(text)}"#)?.description
+          == "expected Int at $.x, found number \(text) (not exactly an integer; write integers without a fraction or exponent)")
+      #expect(failure(Int128.self, text) != nil, "\(text)")
+      #expect(failure(UInt64.self, text.hasPrefix("-") ? String(text.dropFirst()) : text) != nil, "\(text)")
+    }
+    struct Exact: Decodable, Equatable { var x: Int64 }
+    for (text, value) in [("1.0", 1), ("1e2", 100), ("-0.0", 0), ("2.5e1", 25), ("9007199254740992.0", 1 << 53),
+                          ("1e18", 1_000_000_000_000_000_000), ("0e-400", 0), ("1.000000000000000000000", 1)] {
+      #expect(try WireDecoder().decode(Exact.self, from: #"{"x":\#(text)}"#) == Exact(x: Int64(value)), "\(text)")
+    }
+    // Double fields take the same texts as before: the nearest Double.
+    #expect(try WireDecoder().decode(Double.self, from: "1.0000000000000001") == 1)
+    #expect(try WireDecoder().decode(Double.self, from: "1e-400") == 0)
     #expect(failure(One.self, #"{"x":9223372036854775808}"#)?.description
       == "expected Int at $.x, found number 9223372036854775808 (out of range)")
     #expect(failure(Small.self, #"{"x":300}"#)?.description == "expected Int8 at $.x, found number 300 (out of range)")

@@ -48,8 +48,15 @@ import ReducerKitTestSupport
     #expect(try parseJSON("2.2250738585072014e-308") == .double(2.2250738585072014e-308))
     #expect(try parseJSON("1.7976931348623157e308") == .double(1.7976931348623157e308))
     #expect(try parseJSON("0.30000000000000004") == .double(0.30000000000000004))
-    #expect(try parseJSON("123456789012345678.5") == .double(123456789012345678.5))
-    #expect(try parseJSON("1e-400") == .double(0))
+    // A fraction or exponent whose Double is a different whole number keeps its text, so that
+    // an integer field refuses it instead of taking that other integer.
+    #expect(try parseJSON("123456789012345678.5") == .number("123456789012345678.5"))
+    #expect(try parseJSON("1e-400") == .number("1e-400"))
+    #expect(try parseJSON("1.0000000000000001") == .number("1.0000000000000001"))
+    #expect(try parseJSON("9007199254740993.0") == .number("9007199254740993.0"))
+    #expect(try parseJSON("9007199254740992.0") == .double(9007199254740992))
+    #expect(try parseJSON("1.0") == .double(1))
+    #expect(try parseJSON("1e300") == .double(1e300))  // beyond every integer type
     for text in ["3.141592653589793", "1e22", "1e23", "9007199254740993", "4.9e-324", "-1.5e-10"] {
       let expected = Double(text) ?? .nan
       if case .double(let d) = try parseJSON(text + (text.contains(where: { $0 == "." || $0 == "e" }) ? "" : ".0")) {

@@ -419,6 +419,8 @@ static void test_bad_options(target *t) {
     BAD_CREATE(*t, "counter", "{\"initialState\":{}}", RK_ERR_INVALID_ARGUMENT,
                "\"initialState\"");
     BAD_CREATE(*t, "counter", "{\"clock\":\"fast\"}", RK_ERR_INVALID_ARGUMENT, "$.clock");
+    BAD_CREATE(*t, "counter", "{\"clock\":\"TEST\"}", RK_ERR_INVALID_ARGUMENT,
+               "expected \"live\" or \"test\" at $.clock, found the string \"TEST\"");
     BAD_CREATE(*t, "counter", "{\"clock\":\"Test\"}", RK_ERR_INVALID_ARGUMENT, "$.clock");
     BAD_CREATE(*t, "counter", "{\"clock\":5}", RK_ERR_INVALID_ARGUMENT, "$.clock");
     BAD_CREATE(*t, "counter", "{\"record\":1}", RK_ERR_INVALID_ARGUMENT,

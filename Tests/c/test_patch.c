@@ -447,6 +447,13 @@ static void test_get_repeated(void) {
     json = get(s, "/todos/0/title", NULL);
     CHECK_STR_EQ(json, "\"a/b\"");
     rk_free(json);
+    /* An index with leading zeros is no RFC 6901 index: the message says so. */
+    CHECK_STATUS(rk_store_get(s, "/todos/00", &json, NULL, NULL), RK_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(rk_last_error(), "the array at \"/todos\" has no element \"00\": leading zeros are not allowed");
+    CHECK_STATUS(rk_store_get(s, "/todos/x1", &json, NULL, NULL), RK_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(rk_last_error(), "the array at \"/todos\" has no element \"x1\": an array index is digits");
+    CHECK_STATUS(rk_store_get(s, "/todos/700", &json, NULL, NULL), RK_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(rk_last_error(), "the array at \"/todos\" has ");
     /* A pointer longer than the kept ones (256 bytes): read each time, the same answer. */
     snprintf(longest, sizeof longest, "/todos/0/%0300d", 0);
     for (i = 0; i < 2; i++) {

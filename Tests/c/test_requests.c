@@ -412,6 +412,18 @@ static void test_fail(void) {
     CHECK_STR_EQ(state_string(c, "fact", fact, sizeof fact), "Could not load a fact about 5: ");
     CHECK_STATUS(rk_store_fail(c, 3, "x"), RK_ERR_INVALID_ARGUMENT);
     CHECK_CONTAINS(rk_last_error(), "unknown");
+    /* A message that is not UTF-8 (the header's contract) is refused and answers nothing: the
+     * request stays pending and takes a valid answer afterwards. */
+    CHECK_OK(rk_store_send(c, "\"factButtonTapped\""));
+    CHECK_TAKE(c, "[{\"id\":3,\"name\":\"numberFact\",\"payload\":5}]");
+    CHECK_STATUS(rk_store_fail(c, 3, "off\xffline"), RK_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(rk_last_error(), "message is not valid UTF-8 (byte 3)");
+    CHECK_STATUS(rk_store_fail(c, 3, "\xc3"), RK_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(rk_last_error(), "message is not valid UTF-8 (byte 0)");
+    CHECK(effects_of(c) == 1);
+    CHECK_OK(rk_store_fail(c, 3, "caf\xc3\xa9"));
+    CHECK_OK(rk_store_wait_idle(c, RK_T_MS(5000)));
+    CHECK_STR_EQ(state_string(c, "fact", fact, sizeof fact), "Could not load a fact about 5: caf\xc3\xa9");
 
     /* search has no catch handler: no action is reduced (the error goes to standard error),
      * and the effect is over. */

@@ -32,13 +32,28 @@ static void test_scenario_parse_refuses(void) {
                    RK_ERR_INVALID_ARGUMENT, "found {\"send\\u0000x\":\"increment\"}");
     expect_refused("{\"name\":\"x\",\"feature\":\"counter\\u0000garbage\",\"steps\":[]}",
                    RK_ERR_INVALID_ARGUMENT,
-                   "$.feature: expected a non-empty string without control characters, found \"counter\\u0000garbage\"");
+                   "$.feature: expected a non-empty string without control or format characters, found \"counter\\u0000garbage\"");
     /* A name is printed on the runner's result line: a newline in it forged an "ok" line. */
     expect_refused("{\"name\":\"x\\nok     forged.scenario.json: fine\",\"feature\":\"counter\",\"steps\":[]}",
                    RK_ERR_INVALID_ARGUMENT,
-                   "$.name: expected a non-empty string without control characters, found \"x\\nok     forged");
+                   "$.name: expected a non-empty string without control or format characters, found \"x\\nok     forged");
     expect_refused("{\"name\":\"\\u001b[31mred\\u009b\",\"feature\":\"counter\",\"steps\":[]}",
-                   RK_ERR_INVALID_ARGUMENT, "$.name: expected a non-empty string without control characters");
+                   RK_ERR_INVALID_ARGUMENT, "$.name: expected a non-empty string without control or format characters");
+    /* A bidi control reorders the result line; a 1 MB name was printed whole by every runner. */
+    expect_refused("{\"name\":\"ok \\u202etxt.exe\",\"feature\":\"counter\",\"steps\":[]}",
+                   RK_ERR_INVALID_ARGUMENT,
+                   "$.name: expected a non-empty string without control or format characters, found \"ok \\u202Etxt.exe\"");
+    {
+        static char big[1100000];
+        size_t n = (size_t)snprintf(big, sizeof big, "{\"name\":\"");
+        memset(big + n, 'x', 1000000);
+        n += 1000000;
+        snprintf(big + n, sizeof big - n, "\",\"feature\":\"counter\",\"steps\":[]}");
+        expect_refused(big, RK_ERR_INVALID_ARGUMENT,
+                       "$.name: expected at most 512 bytes (runners print it on their result line), "
+                       "found a string of 1000000 bytes");
+        CHECK(strlen(rk_last_error()) < 300);
+    }
     expect_refused("{\"name\":\"x\",\"feature\":\"counter\",\"steps\":[{\"send\":\"increment\",\"send\":\"decrement\"}]}",
                    RK_ERR_JSON, "duplicate key \"send\" at $.steps[0]");
     expect_refused("{\"name\":\"x\",\"feature\":\"counter\",\"steps\":[{\"resolve\":18446744073709551617,\"response\":1}]}",

@@ -37,7 +37,7 @@ func _escapedReport(_ message: String) -> String {
     case 0x0A: out += "\\n"
     case 0x0D: out += "\\r"
     case 0x09: out += "\\t"
-    case 0..<0x20, 0x7F, 0x80..<0xA0, 0x2028, 0x2029:
+    case _ where _escapedInMessages(scalar):
       out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
     default: out.unicodeScalars.append(scalar)
     }

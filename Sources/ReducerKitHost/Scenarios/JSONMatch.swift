@@ -163,7 +163,11 @@ struct ExactNumber: Equatable {
       guard d.isFinite else { return nil }
       self.init(exactly: d)
     case .number(let text):
-      self.init(lexeme: text)
+      if let d = value._inexactDouble {
+        self.init(exactly: d)  // a double (the parser kept its text for integer fields)
+      } else {
+        self.init(lexeme: text)
+      }
     default:
       return nil
     }

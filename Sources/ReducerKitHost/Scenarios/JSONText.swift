@@ -1,3 +1,4 @@
+import ReducerKitPlatform
 import ReducerKitWire
 
 // JSON text and paths for the scenario format's messages and normal form, in constant stack
@@ -47,8 +48,8 @@ enum JSONText {
   }
 
   /// `value` as compact JSON for a message, cut after about `limit` bytes with "…". Control
-  /// characters are escaped: those JSON escapes, and also DEL, U+0080…U+009F, U+2028 and
-  /// U+2029 (as the library's paths escape them), so no input reaches a message raw.
+  /// and format characters are escaped (`_escapedInMessages`, as the library's paths escape
+  /// them), so no input reaches a message raw.
   static func shown(_ value: JSONValue, limit: Int = 80) -> String {
     let text = bytes(value, limit: limit + 4)
     var end = text.count
@@ -56,16 +57,7 @@ enum JSONText {
       end = limit
       while end > 0, text[end] & 0xC0 == 0x80 { end -= 1 }  // not inside a UTF-8 sequence
     }
-    var out = ""
-    for scalar in String(decoding: text[..<end], as: UTF8.self).unicodeScalars {
-      switch scalar.value {
-      case 0x7F, 0x80...0x9F, 0x2028, 0x2029:
-        let hex = String(scalar.value, radix: 16, uppercase: true)
-        out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-      default:
-        out.unicodeScalars.append(scalar)
-      }
-    }
+    let out = _escapingForMessages(json: String(decoding: text[..<end], as: UTF8.self))
     return end < text.count ? out + "…" : out
   }
 

@@ -1,3 +1,4 @@
+import ReducerKitPlatform
 import ReducerKitWire
 
 // The scenario format (Tests/scenarios/README.md; JSON Schema: scenario.schema.json): the one
@@ -57,6 +58,8 @@ package enum ScenarioFormat {
 
   static let topKeys = ["name", "feature", "options", "exhaustive", "steps", "final_state"]
   static let optionKeys = ["clock", "initial_state", "provide"]
+  /// The most bytes of a scenario's `name` and `feature`.
+  static let nameLimit = 512
   /// The keys a step may have beside its kind, and the kinds they belong to, in the order of
   /// the normal form.
   static let stepExtras: [(key: String, kinds: [String])] = [
@@ -236,7 +239,7 @@ private struct Checker {
         }
       case .number(let text):
         let isInteger = !text.utf8.contains(where: { $0 == UInt8(ascii: ".") || $0 | 0x20 == UInt8(ascii: "e") })
-        if !isInteger {
+        if !isInteger && value._inexactDouble == nil {
           throw Failure(
             .shape,
             "\(paths.render(path)): the number \(JSONText.shown(.string(text), limit: 64).dropFirst().dropLast()) is beyond the range "
@@ -256,15 +259,22 @@ private struct Checker {
     return text
   }
 
-  /// `name` and `feature`: runners print them on their result line, so no control character
-  /// (U+0000 to U+001F, U+007F to U+009F) may end that line early, forge another one or drive
-  /// the terminal.
+  /// `name` and `feature`: runners print them on their result line, so no control or format
+  /// character (`_escapedInMessages`) may end that line early, forge another one, drive the
+  /// terminal or reorder the line, and at most `nameLimit` bytes are printed.
   func nonEmptyString(_ value: JSONValue, at path: Int) throws(Failure) -> String {
     guard case .string(let text) = value, !text.isEmpty,
-      !text.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) })
+      !text.unicodeScalars.contains(where: _escapedInMessages)
     else {
       throw Failure(
-        .shape, "\(paths.render(path)): expected a non-empty string without control characters, found \(shown(value))")
+        .shape,
+        "\(paths.render(path)): expected a non-empty string without control or format characters, found \(shown(value))")
+    }
+    guard text.utf8.count <= ScenarioFormat.nameLimit else {
+      throw Failure(
+        .shape,
+        "\(paths.render(path)): expected at most \(ScenarioFormat.nameLimit) bytes (runners print it on their result "
+          + "line), found a string of \(text.utf8.count) bytes")
     }
     return text
   }

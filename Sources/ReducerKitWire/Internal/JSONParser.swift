@@ -24,6 +24,35 @@ private let _exactPowersOfTen: [Double] = [
   1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
 ]
 
+/// Whether the number `mantissa` × 10^`exponent` (its digits beyond the 19th dropped, some of
+/// them nonzero when `droppedNonZero`) is exactly `magnitude`, a whole `Double` (so an integer
+/// field may take it). Called only for whole values written with a fraction or exponent:
+/// `1.0`, `1e2` and `-0.0` are exact; `1.0000000000000001`, `1e-400` and
+/// `9007199254740993.0` are not (their `Double` is a different number), and the parser keeps
+/// their text (`.number`), which integer fields refuse.
+private func _wholeAndExact(_ magnitude: Double, _ mantissa: UInt64, _ exponent: Int, _ droppedNonZero: Bool) -> Bool {
+  if droppedNonZero { return false }
+  if mantissa == 0 { return true }
+  var whole = UInt128(mantissa)
+  if exponent >= 0 {
+    for _ in 0..<exponent {
+      let (next, overflow) = whole.multipliedReportingOverflow(by: 10)
+      if overflow { return false }
+      whole = next
+    }
+  } else {
+    var divisor: UInt64 = 1
+    for _ in 0 ..< -exponent {
+      let (next, overflow) = divisor.multipliedReportingOverflow(by: 10)
+      if overflow { return false }  // 10^20 and beyond: more than `mantissa`, not whole
+      divisor = next
+    }
+    guard mantissa % divisor == 0 else { return false }
+    whole = UInt128(mantissa / divisor)
+  }
+  return Double(exactly: whole) == magnitude
+}
+
 struct _Parser {
   let base: UnsafeRawPointer
   let end: Int
@@ -565,11 +594,18 @@ struct _Parser {
     if !droppedNonZero, mantissa <= 1 << 53, exponent >= -22, exponent <= 22 {
       var d = Double(mantissa)
       d = exponent < 0 ? d / _exactPowersOfTen[-exponent] : d * _exactPowersOfTen[exponent]
-      return .double(negative ? -d : d)
+      if d.rounded(.towardZero) != d || _wholeAndExact(d, mantissa, exponent, droppedNonZero) {
+        return .double(negative ? -d : d)
+      }
+      return .number(text(from: start))
     }
     let text = text(from: start)
     if let d = Double(text), d.isFinite {
-      return .double(d)
+      if d.rounded(.towardZero) != d || d.magnitude >= 0x1p128
+        || _wholeAndExact(d.magnitude, mantissa, exponent, droppedNonZero)
+      {
+        return .double(d)
+      }
     }
     return .number(text)
   }

@@ -1,3 +1,4 @@
+import ReducerKitPlatform
 // Pieces of error messages: input quoted in a bounded, escaped form, "did you mean"
 // suggestions, and lists cut to a readable length.
 
@@ -16,7 +17,7 @@ func _quoted(_ text: String, limit: Int = _quoteLimit) -> String {
   }
   let cut = end < text.unicodeScalars.endIndex
   buffer.appendJSONString(cut ? String(text.unicodeScalars[..<end]) : text)
-  let quoted = buffer.makeString()
+  let quoted = _escapingForMessages(json: buffer.makeString())
   return cut ? quoted + "…(\(text.utf8.count) bytes)" : quoted
 }
 

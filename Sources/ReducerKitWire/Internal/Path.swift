@@ -1,3 +1,4 @@
+import ReducerKitPlatform
 // JSONPath rendering (`$.todos[3].title`) and the path bookkeeping shared by the encoder
 // and the decoder.
 
@@ -36,10 +37,8 @@ func _renderJSONPath(_ components: some Sequence<_JSONPathComponent>) -> String 
           case "\n": out += "\\n"
           case "\r": out += "\\r"
           case "\t": out += "\\t"
-          case _ where scalar.value < 0x20 || scalar.value == 0x7F || (0x80..<0xA0).contains(scalar.value)
-            || scalar.value == 0x2028 || scalar.value == 0x2029:
-            let hex = String(scalar.value, radix: 16, uppercase: true)
-            out += "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+          case _ where _escapedInMessages(scalar):
+            out += _jsonEscape(scalar)
           default: out.unicodeScalars.append(scalar)
           }
         }

@@ -1,3 +1,4 @@
+import ReducerKitPlatform
 /// RFC 6901 JSON Pointers: `""` is the whole document, `/todos/0/title` a part of it; in a
 /// segment `~1` stands for `/` and `~0` for `~`.
 @usableFromInline
@@ -183,7 +184,7 @@ enum WireQuote {
   static func string(_ text: String) -> String {
     var out: [UInt8] = []
     JSONPointer.appendJSONString(Array(text.utf8), to: &out)
-    return String(decoding: out, as: UTF8.self)
+    return _escapingForMessages(json: String(decoding: out, as: UTF8.self))
   }
 
   /// At most `limit` bytes of `text` (cut at a character boundary) as a JSON string; a longer
@@ -197,6 +198,6 @@ enum WireQuote {
     var out: [UInt8] = []
     JSONPointer.appendJSONString(Array(utf8[..<end]), to: &out)
     out.insert(contentsOf: Array("...".utf8), at: out.count - 1)
-    return String(decoding: out, as: UTF8.self) + " (\(totalBytes ?? utf8.count) bytes)"
+    return _escapingForMessages(json: String(decoding: out, as: UTF8.self)) + " (\(totalBytes ?? utf8.count) bytes)"
   }
 }

@@ -25,7 +25,7 @@ package enum Navigator {
           index += 1
           continue
         case let .missingIndex(count):
-          throw missing(segments, index, "the array \(at(parent)) has \(count) element\(count == 1 ? "" : "s")")
+          throw missing(segments, index, noElement(segment, count: count, in: at(parent)))
         case .missingKey:
           throw missing(segments, index, "the object \(at(parent)) has no key \(WireQuote.bounded(segment))")
         }
@@ -55,7 +55,7 @@ package enum Navigator {
         index += 1
       case let .unkeyed(elements):
         guard let position = JSONPointer.arrayIndex(segment), position < elements.count else {
-          throw missing(segments, index, "the array \(at(parent)) has \(elements.count) element\(elements.count == 1 ? "" : "s")")
+          throw missing(segments, index, noElement(segment, count: elements.count, in: at(parent)))
         }
         current = elements[position]
         index += 1
@@ -110,6 +110,21 @@ package enum Navigator {
     return PatchError(.invalidArgument, "no value at \(upTo)\(whole): \(why)")
   }
 
+  /// Why the array `array` (described for a message) has no element `segment`: not an index
+  /// (RFC 6901: digits, no leading zeros), or beyond its `count` elements.
+  static func noElement(_ segment: String, count: Int, in array: String) -> String {
+    let utf8 = segment.utf8
+    if JSONPointer.arrayIndex(segment) == nil {
+      let digits = !utf8.isEmpty && utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+      let element = "the array \(array) has no element \(WireQuote.bounded(segment, limit: 40))"
+      if digits && utf8.count > 1 && utf8.first == UInt8(ascii: "0") {
+        return "\(element): leading zeros are not allowed in an array index"
+      }
+      if !digits { return "\(element): an array index is digits" }
+    }
+    return "the array \(array) has \(count) element\(count == 1 ? "" : "s")"
+  }
+
   static func scalarKind(_ value: any Encodable) -> String {
     switch value {
     case is String: return "a string"
@@ -141,6 +156,12 @@ extension JSONValue {
     case .array: return "an array"
     case .object: return "an object"
     }
+  }
+
+  /// ``kindName``, and for a string the string itself, quoted and bounded: `the string "TEST"`.
+  package var kindShown: String {
+    guard case .string(let text) = self else { return kindName }
+    return "the string \(WireQuote.bounded(text, limit: 40))"
   }
 }
 

@@ -98,7 +98,8 @@ def test_final_state_divergence_is_an_end_step(lib: Library) -> None:
 
 def test_hostile_text_is_embedded_inertly(lib: Library) -> None:
     hostile = '</script><script>alert(1)</script><!-- \u2028\u2029 & <b>'
-    scenario = {"name": hostile, "feature": "todos",
+    name = hostile.replace("\u2028\u2029", "")  # a name holds no line separator
+    scenario = {"name": name, "feature": "todos",
                 "steps": [{"send": {"addTodo": {"title": hostile}}}]}
     html = render_html(build_report(scenario, lib, source=hostile))
     # The only </script> are the page's own two (the data element and the script).
@@ -106,7 +107,7 @@ def test_hostile_text_is_embedded_inertly(lib: Library) -> None:
     assert "<!--" not in html.split('id="rk-data">', 1)[1].split("</script>", 1)[0]
     assert "\u2028" not in html and "\u2029" not in html
     data = report_data(html)
-    assert data["name"] == hostile and data["source"] == hostile
+    assert data["name"] == name and data["source"] == hostile
     assert data["steps"][0]["step"]["send"] == {"addTodo": {"title": hostile}}
 
 

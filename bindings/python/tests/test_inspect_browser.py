@@ -369,3 +369,26 @@ def test_the_live_server_answers_only_its_own_address(lib: Library) -> None:
         connection.request("GET", "/nothing")
         assert connection.getresponse().status == 404
         connection.close()
+
+
+def test_closing_the_store_closes_idle_connections(lib: Library) -> None:
+    """A connection that never sends a request kept its server thread (blocked reading) after
+    the store closed; closing the store closes it."""
+    import socket
+    import threading
+
+    def handlers() -> list[threading.Thread]:
+        return [t for t in threading.enumerate() if "process_request" in t.name]
+
+    before = set(handlers())
+    with Store("counter", library=lib) as store:
+        port = int(store.inspect().rsplit(":", 1)[1].strip("/"))
+        idle = [socket.create_connection(("127.0.0.1", port), timeout=cap(10)) for _ in range(3)]
+        assert until(lambda: len(set(handlers()) - before) == 3)
+    try:
+        assert until(lambda: not set(handlers()) - before), [t.name for t in handlers()]
+        for connection in idle:  # the server closed its end
+            assert connection.recv(1) == b""
+    finally:
+        for connection in idle:
+            connection.close()

@@ -184,3 +184,15 @@ def test_record_errors_name_the_line(lib: Library) -> None:
     assert status == 1 and 'needs a "message"' in err
     status, _, err = _record(lib, "", "countr")
     assert status == 1 and "unknown feature" in err
+
+
+def test_record_sends_each_line_as_written(lib: Library) -> None:
+    """A key given twice is the library's RK_ERR_JSON, recorded as an error step, as `run`
+    reports it (Python's reading of the line kept the last key and recorded a setCount 2)."""
+    status, out, err = _record(lib, '"increment"\n{"setCount": 1, "setCount": 2}\n', "counter")
+    assert status == 0, err
+    assert '<stdin>:2: recorded as an error step: duplicate key "setCount"' in err, err
+    scenario = json.loads(out)
+    states = [step["state"]["count"] for step in scenario["steps"] if "state" in step]
+    assert states == [1], scenario
+    run_scenario(scenario, lib)

@@ -504,6 +504,18 @@ def test_resolve_and_fail_by_id(lib: Library) -> None:
             store.fail(1, "a\x00b")
 
 
+def test_a_failure_message_that_is_not_utf8_answers_nothing(lib: Library) -> None:
+    """A lone surrogate is no UTF-8: the library refuses the message (it made it U+FFFD)."""
+    with Store("counter", provide=["numberFact"]) as store:
+        store.send("factButtonTapped")
+        (request,) = store.pending_requests()
+        with pytest.raises(InvalidArgumentError, match=r"message is not valid UTF-8 \(byte 1\)"):
+            store.fail(request.id, "a\ud800b")
+        assert store.pending_requests() == [request]
+        store.fail(request.id, "offline")
+        assert store.state["fact"] == "Could not load a fact about 0: offline"
+
+
 def test_answering_twice_is_an_error(lib: Library) -> None:
     with Store("counter", provide=["numberFact"]) as store:
         store.send("factButtonTapped")

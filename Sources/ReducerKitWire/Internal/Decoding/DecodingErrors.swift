@@ -148,6 +148,10 @@ func _mismatchError(_ value: JSONValue, expectedName: String, nilType: Any.Type,
     if expectedName.hasPrefix("Int") || expectedName.hasPrefix("UInt") {
       if case .double(let d) = value, d.rounded() != d {
         found += " (not an integer)"
+      } else if value._inexactDouble != nil {
+        // A fraction or exponent whose Double is a different whole number (the parser's
+        // `.number`): `1.0000000000000001`, `1e-400`, `9007199254740993.0`.
+        found += " (not exactly an integer; write integers without a fraction or exponent)"
       } else {
         found += " (out of range)"
       }

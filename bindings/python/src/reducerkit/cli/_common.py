@@ -9,9 +9,10 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from .._native import Library
+from ..store import Store
 
 __all__ = ["OK", "FAILED", "USAGE", "Handler", "PROGRESS_THRESHOLD", "Progress", "register",
-           "add_lib_option", "add_progress_options"]
+           "add_lib_option", "add_progress_options", "send_as_written"]
 
 #: Exit status: the command did what was asked (``check``: every scenario passed; ``fuzz``:
 #: the invariant held).
@@ -29,6 +30,13 @@ Handler = Callable[[argparse.Namespace, Library, TextIO, TextIO], int]
 #: ``run`` and ``record`` draw a progress bar for inputs longer than this many lines when
 #: stderr is a terminal.
 PROGRESS_THRESHOLD = 1000
+
+
+def send_as_written(store: Store[Any, Any], line: str) -> None:
+    """Sends one input line's JSON text as written (``run`` and ``record``): the library judges
+    it (a key given twice, a number beyond 64 bits), not Python's reading of it, in which the
+    last of two keys won."""
+    store.send(line.encode("utf-8"))
 
 
 def add_lib_option(command: argparse.ArgumentParser) -> None:

@@ -21,6 +21,7 @@ from ._common import (
     add_lib_option,
     add_progress_options,
     register as _register,
+    send_as_written,
 )
 
 __all__ = ["register", "execute"]
@@ -52,8 +53,8 @@ def register(sub: Any) -> None:
     add_progress_options(r)
 
 
-def _record_line(store: Store, value: Any) -> None:
-    """Applies one input line to the recorded store."""
+def _record_line(store: Store, value: Any, text: str) -> None:
+    """Applies one input line (``text``, read as ``value``) to the recorded store."""
     if isinstance(value, dict) and len(value) == 1 and "advance_ms" in value:
         store.advance(milliseconds=value["advance_ms"])
     elif isinstance(value, dict) and "resolve" in value and set(value) <= {"resolve", "response"}:
@@ -65,7 +66,7 @@ def _record_line(store: Store, value: Any) -> None:
             raise ValueError('{"fail": ID} needs a "message" string')
         store.fail(value["fail"], value["message"])
     else:
-        store.send(value)
+        send_as_written(store, text)
 
 
 def execute(args: argparse.Namespace, lib: Library, out: TextIO, err: TextIO) -> int:
@@ -104,7 +105,7 @@ def execute(args: argparse.Namespace, lib: Library, out: TextIO, err: TextIO) ->
                 err.write(f"{newline}<stdin>:{number}: invalid JSON: {e}\n")
                 return FAILED
             try:
-                _record_line(store, value)
+                _record_line(store, value, text)
             except ReducerKitError as e:
                 err.write(f"{newline}<stdin>:{number}: recorded as an error step: {e.message}\n")
             except (ValueError, TypeError) as e:

@@ -24,6 +24,7 @@ from ._common import (
     add_lib_option,
     add_progress_options,
     register as _register,
+    send_as_written,
 )
 
 __all__ = ["register", "execute"]
@@ -116,9 +117,7 @@ def execute(args: argparse.Namespace, lib: Library, out: TextIO, err: TextIO) ->
                 status = FAILED
                 break
             try:
-                # The line as written: the library judges it (a key given twice, a number
-                # beyond 64 bits), not Python's reading of it (the last of two keys won).
-                store.send(text.encode("utf-8"))
+                send_as_written(store, text)
             except ReducerKitError as e:
                 err.write(f"{newline}{label}:{number}: {e.message}\n")
                 status = FAILED

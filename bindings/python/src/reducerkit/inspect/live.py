@@ -68,6 +68,9 @@ class Inspector:
         self._clients = 0
         self._token: int | None = None
         self._stopped = False
+        # The connections being served: stop() closes them, so that a page (or anything) that
+        # keeps one open, idle or streaming, does not keep its thread after the store closes.
+        self._connections: set[socket.socket] = set()
         inspector = self
 
         class Handler(_Handler):
@@ -145,9 +148,25 @@ class Inspector:
         def shut() -> None:
             self._server.shutdown()
             self._server.server_close()
+            with self._cond:
+                connections, self._connections = self._connections, set()
+            for connection in connections:
+                _hang_up(connection)
 
         threading.Thread(target=shut, name=f"reducerkit-inspect-stop-{self.port}",
                          daemon=True).start()
+
+    def _track(self, connection: socket.socket) -> bool:
+        """Keeps ``connection`` for :meth:`stop` to close; False when stopped already."""
+        with self._cond:
+            if self._stopped:
+                return False
+            self._connections.add(connection)
+            return True
+
+    def _untrack(self, connection: socket.socket) -> None:
+        with self._cond:
+            self._connections.discard(connection)
 
     @property
     def stopped(self) -> bool:
@@ -203,9 +222,28 @@ class Inspector:
             self._disconnect()
 
 
+def _hang_up(connection: socket.socket) -> None:
+    """Ends both directions of ``connection``: its handler's blocked read returns at once."""
+    try:
+        connection.shutdown(socket.SHUT_RDWR)
+    except OSError:  # closed already
+        pass
+
+
 class _Handler(BaseHTTPRequestHandler):
     owner: Inspector
     server_version = "reducerkit-inspect"
+
+    def setup(self) -> None:
+        super().setup()
+        if not self.owner._track(self.connection):
+            _hang_up(self.connection)  # the inspector stopped meanwhile
+
+    def finish(self) -> None:
+        try:
+            super().finish()
+        finally:
+            self.owner._untrack(self.connection)
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
         pass  # quiet: the program's own output is the user's
