@@ -134,6 +134,27 @@ extension Reducer where Action: Sendable {
           })))
   }
 
+  /// `ifLet` for presented state with no reducer of its own (``AlertState``,
+  /// ``ConfirmationDialogState``): after the parent has seen any of its actions, the state
+  /// becomes nil, as a UI dismisses an alert when a button is tapped.
+  ///
+  /// ```swift
+  /// Reduce { state, action in … }
+  ///   .ifLet(\.$alert, action: \.alert)
+  /// ```
+  @inlinable
+  public func ifLet<DestinationState: _EphemeralState, DestinationAction>(
+    _ toPresentationState: WritableKeyPath<State, PresentationState<DestinationState>>,
+    action toPresentationAction: CaseKeyPath<Action, PresentationAction<DestinationAction>>
+  ) -> _IfLetReducer<
+    _PresentationReducer<Self, DestinationState, DestinationAction>,
+    _PresentedReducer<EmptyReducer<DestinationState, DestinationAction>>
+  > {
+    ifLet(toPresentationState, action: toPresentationAction) {
+      EmptyReducer<DestinationState, DestinationAction>()
+    }
+  }
+
   /// `ifLet` for a `@Reducer enum` destination: the reducer comes from the state's type.
   ///
   /// ```swift
@@ -173,8 +194,16 @@ public struct _PresentationReducer<Base: Reducer, DestinationState, DestinationA
   @inlinable
   public func reduce(into state: inout Base.State, action: Base.Action) -> Effect<Base.Action> {
     let effect = base.reduce(into: &state, action: action)
-    if case .dismiss? = toAction.extract(from: action) {
+    switch toAction.extract(from: action) {
+    case .dismiss?:
       state[keyPath: toState] = nil
+    case .presented?:
+      // An alert or a dialog (or an enum destination's case holding one) is gone once acted on.
+      if let presented = state[keyPath: toState], _isEphemeral(presented) {
+        state[keyPath: toState] = nil
+      }
+    case nil:
+      break
     }
     return effect
   }
@@ -196,4 +225,14 @@ public struct _PresentedReducer<Destination: Reducer>: Reducer {
     if effect.isNone { return .none }
     return effect.map { .presented($0) }._dismissing { .dismiss }
   }
+}
+
+/// Whether `state` is ``_EphemeralState``, or an enum destination's case holding one.
+@usableFromInline
+func _isEphemeral<State>(_ state: State) -> Bool {
+  if State.self is any _EphemeralState.Type { return true }
+  guard State.self is any CaseReducerState.Type else { return false }
+  let mirror = Mirror(reflecting: state)
+  guard mirror.displayStyle == .enum, let payload = mirror.children.first?.value else { return false }
+  return payload is any _EphemeralState
 }
