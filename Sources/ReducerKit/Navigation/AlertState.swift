@@ -176,8 +176,12 @@ public enum ButtonStateBuilder<Action> {
 
 /// State that is gone once the user acts on it: presented with `@Presents` and
 /// `ifLet(\.$alert, action: \.alert)`, it becomes nil after any of its actions (the parent
-/// sees the action first). ``AlertState`` and ``ConfirmationDialogState`` are.
-public protocol _EphemeralState {}
+/// sees the action first), unless the parent presented another one (another `id`) in its
+/// place. ``AlertState`` and ``ConfirmationDialogState`` are.
+public protocol _EphemeralState {
+  /// Tells this presentation from one the parent puts in its place.
+  var id: UUID { get }
+}
 
 /// An alert, as TCA's `AlertState`: a title, an optional message and buttons, as plain data a
 /// UI renders and a test compares.

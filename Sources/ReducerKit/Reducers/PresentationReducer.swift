@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#elseif canImport(Foundation)
+  import Foundation
+#endif
+
 /// Optional child state that a parent presents (a sheet, a navigation destination), as TCA's
 /// `@Presents`: `@Presents var destination: Destination.State?`, composed with
 /// `.ifLet(\.$destination, action: \.destination)`.
@@ -193,13 +199,19 @@ public struct _PresentationReducer<Base: Reducer, DestinationState, DestinationA
 
   @inlinable
   public func reduce(into state: inout Base.State, action: Base.Action) -> Effect<Base.Action> {
+    let presentationAction = toAction.extract(from: action)
+    // An alert or a dialog (or an enum destination's case holding one) is gone once acted on,
+    // unless the parent presented another in its place (a new alert has a new `id`).
+    var ephemeralID: UUID?
+    if case .presented? = presentationAction, let presented = state[keyPath: toState] {
+      ephemeralID = _ephemeralID(presented)
+    }
     let effect = base.reduce(into: &state, action: action)
-    switch toAction.extract(from: action) {
+    switch presentationAction {
     case .dismiss?:
       state[keyPath: toState] = nil
     case .presented?:
-      // An alert or a dialog (or an enum destination's case holding one) is gone once acted on.
-      if let presented = state[keyPath: toState], _isEphemeral(presented) {
+      if let ephemeralID, let presented = state[keyPath: toState], _ephemeralID(presented) == ephemeralID {
         state[keyPath: toState] = nil
       }
     case nil:
@@ -227,12 +239,13 @@ public struct _PresentedReducer<Destination: Reducer>: Reducer {
   }
 }
 
-/// Whether `state` is ``_EphemeralState``, or an enum destination's case holding one.
+/// The `id` of `state` when it is ``_EphemeralState`` or an enum destination's case holding
+/// one; nil for a feature's state.
 @usableFromInline
-func _isEphemeral<State>(_ state: State) -> Bool {
-  if State.self is any _EphemeralState.Type { return true }
-  guard State.self is any CaseReducerState.Type else { return false }
+func _ephemeralID<State>(_ state: State) -> UUID? {
+  if let ephemeral = state as? any _EphemeralState { return ephemeral.id }
+  guard State.self is any CaseReducerState.Type else { return nil }
   let mirror = Mirror(reflecting: state)
-  guard mirror.displayStyle == .enum, let payload = mirror.children.first?.value else { return false }
-  return payload is any _EphemeralState
+  guard mirror.displayStyle == .enum, let payload = mirror.children.first?.value else { return nil }
+  return (payload as? any _EphemeralState)?.id
 }

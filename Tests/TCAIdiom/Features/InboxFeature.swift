@@ -36,6 +36,10 @@ struct InboxFeature {
       case let .alert(.presented(.confirmDeletion(index))):
         guard state.messages.indices.contains(index) else { return .none }
         state.messages.remove(at: index)
+        if state.messages.isEmpty {
+          // Another alert in the place of the one acted on: it stays presented.
+          state.alert = AlertState { TextState("Inbox is empty.") }
+        }
         return .none
 
       case .alert:

@@ -28,6 +28,29 @@ struct InboxFeatureTests {
     }
   }
 
+  @Test func anAlertPresentedInPlaceOfTheOneActedOnStays() async {
+    let store = TestStore(initialState: InboxFeature.State(messages: ["Hi"])) {
+      InboxFeature()
+    }
+    await store.send(.deleteButtonTapped(index: 0)) {
+      $0.alert = AlertState {
+        TextState("Delete \"Hi\"?")
+      } actions: {
+        ButtonState(role: .destructive, action: .confirmDeletion(index: 0)) { TextState("Delete") }
+        ButtonState(role: .cancel) { TextState("Cancel") }
+      } message: {
+        TextState("This cannot be undone.")
+      }
+    }
+    await store.send(.alert(.presented(.confirmDeletion(index: 0)))) {
+      $0.messages = []
+      $0.alert = AlertState { TextState("Inbox is empty.") }
+    }
+    await store.send(.alert(.dismiss)) {
+      $0.alert = nil
+    }
+  }
+
   @Test func dismissingTheAlertKeepsTheMessage() async {
     let store = TestStore(initialState: InboxFeature.State(messages: ["Hi"])) {
       InboxFeature()
