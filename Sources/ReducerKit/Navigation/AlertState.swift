@@ -151,24 +151,31 @@ extension ButtonState: Sendable where Action: Sendable {}
 /// Builds the buttons of an ``AlertState`` or a ``ConfirmationDialogState``.
 @resultBuilder
 public enum ButtonStateBuilder<Action> {
+  /// The buttons of each line, in order.
   public static func buildBlock(_ components: [ButtonState<Action>]...) -> [ButtonState<Action>] {
     components.flatMap { $0 }
   }
+  /// One button.
   public static func buildExpression(_ expression: ButtonState<Action>) -> [ButtonState<Action>] {
     [expression]
   }
+  /// The buttons of an `if` without `else`, or none.
   public static func buildOptional(_ component: [ButtonState<Action>]?) -> [ButtonState<Action>] {
     component ?? []
   }
+  /// The buttons of an `if` branch.
   public static func buildEither(first component: [ButtonState<Action>]) -> [ButtonState<Action>] {
     component
   }
+  /// The buttons of an `else` branch.
   public static func buildEither(second component: [ButtonState<Action>]) -> [ButtonState<Action>] {
     component
   }
+  /// The buttons of a `for` loop.
   public static func buildArray(_ components: [[ButtonState<Action>]]) -> [ButtonState<Action>] {
     components.flatMap { $0 }
   }
+  /// The buttons of an `if #available` branch.
   public static func buildLimitedAvailability(_ component: [ButtonState<Action>]) -> [ButtonState<Action>] {
     component
   }
