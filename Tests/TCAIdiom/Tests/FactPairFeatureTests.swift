@@ -54,3 +54,52 @@ struct FactPairFeatureTests {
     }
   }
 }
+
+/// A dependency that is its own key, set with `.dependency(value)`.
+struct Greeting: DependencyKey, Sendable {
+  var text: String
+  static let liveValue = Greeting(text: "live")
+}
+
+@Reducer
+struct GreeterFeature {
+  struct State: Equatable { var greeting = "" }
+  enum Action: Equatable {
+    case greet
+    case greetLater
+    case greeted(String)
+  }
+  @Dependency(Greeting.self) var greeting
+
+  var body: some ReducerOf<Self> {
+    Reduce { state, action in
+      switch action {
+      case .greet:
+        state.greeting = greeting.text
+        return .none
+      case .greetLater:
+        return .run { send in await send(.greeted(greeting.text)) }
+      case let .greeted(text):
+        state.greeting = text
+        return .none
+      }
+    }
+  }
+}
+
+@MainActor
+struct DependencyValueModifierTests {
+  @Test func aValueThatIsItsOwnKey() async {
+    let store = TestStore(initialState: GreeterFeature.State()) {
+      GreeterFeature()
+        .dependency(Greeting(text: "inner"))
+        .dependency(Greeting(text: "outer"))
+    }
+    // As in TCA, the modifier nearest the reducer wins.
+    await store.send(.greet) {
+      $0.greeting = "inner"
+    }
+    await store.send(.greetLater)
+    await store.receive(\.greeted, "inner")
+  }
+}
