@@ -337,3 +337,75 @@ extension ConfirmationDialogState: Hashable where Action: Hashable {
 }
 
 extension ConfirmationDialogState: Sendable where Action: Sendable {}
+
+// Wire forms, so a feature presenting an alert or a dialog can be registered for hosts:
+// `{"title": "Delete?", "message": "Gone for good.", "buttons": [{"label": "Delete",
+// "role": "destructive", "action": "confirm"}]}` (`message`, `role`, `action` may be null or left out;
+// a dialog adds `titleVisibility`). The `id` is not sent: a decoded one gets a fresh `id`.
+
+private enum _PresentationCodingKeys: String, CodingKey {
+  case title, message, buttons, titleVisibility, label, role, action
+}
+
+extension ButtonState: Codable where Action: Codable {
+  /// Decodes `{"label": …, "role": …, "action": …}`.
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: _PresentationCodingKeys.self)
+    self.init(
+      id: UUID(),
+      action: .send(try container.decodeIfPresent(Action.self, forKey: .action)),
+      label: try container.decode(TextState.self, forKey: .label),
+      role: try container.decodeIfPresent(ButtonStateRole.self, forKey: .role))
+  }
+
+  /// Encodes `{"label": …, "role": …, "action": …}` (`role` and `action` null when unset).
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: _PresentationCodingKeys.self)
+    try container.encode(label, forKey: .label)
+    try container.encodeIfPresent(role, forKey: .role)
+    try container.encodeIfPresent(action.action, forKey: .action)
+  }
+}
+
+extension AlertState: Codable where Action: Codable {
+  /// Decodes `{"title": …, "message": …, "buttons": […]}`.
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: _PresentationCodingKeys.self)
+    self.init(
+      id: UUID(),
+      buttons: try container.decodeIfPresent([ButtonState<Action>].self, forKey: .buttons) ?? [],
+      message: try container.decodeIfPresent(TextState.self, forKey: .message),
+      title: try container.decode(TextState.self, forKey: .title))
+  }
+
+  /// Encodes `{"title": …, "message": …, "buttons": […]}` (`message` null when unset).
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: _PresentationCodingKeys.self)
+    try container.encode(title, forKey: .title)
+    try container.encodeIfPresent(message, forKey: .message)
+    try container.encode(buttons, forKey: .buttons)
+  }
+}
+
+extension ConfirmationDialogState: Codable where Action: Codable {
+  /// Decodes `{"title": …, "titleVisibility": …, "message": …, "buttons": […]}`.
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: _PresentationCodingKeys.self)
+    self.init(
+      id: UUID(),
+      buttons: try container.decodeIfPresent([ButtonState<Action>].self, forKey: .buttons) ?? [],
+      message: try container.decodeIfPresent(TextState.self, forKey: .message),
+      title: try container.decode(TextState.self, forKey: .title),
+      titleVisibility: try container.decodeIfPresent(
+        ConfirmationDialogStateTitleVisibility.self, forKey: .titleVisibility) ?? .automatic)
+  }
+
+  /// Encodes `{"title": …, "titleVisibility": …, "message": …, "buttons": […]}`.
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: _PresentationCodingKeys.self)
+    try container.encode(title, forKey: .title)
+    try container.encode(titleVisibility, forKey: .titleVisibility)
+    try container.encodeIfPresent(message, forKey: .message)
+    try container.encode(buttons, forKey: .buttons)
+  }
+}
