@@ -33,8 +33,12 @@
 /// enum Destination {
 ///   case add(AddFeature)
 ///   case edit(EditFeature)
+///   case alert(AlertState<Feature.Action.Alert>)
 /// }
 /// ```
+///
+/// A case holding `AlertState<A>` or `ConfirmationDialogState<A>` keeps that state, takes the
+/// buttons' actions `A`, and has no reducer: `ifLet` makes it nil after any of them.
 @attached(member, names: named(State), named(Action), named(body))
 @attached(memberAttribute)
 @attached(extension, conformances: Reducer, CaseReducer)

@@ -120,13 +120,20 @@ extension ReducerMacroDefinition {
       .joined(separator: ", ")
     let actionInheritance =
       actionConformances.isEmpty ? "" : ": " + actionConformances.joined(separator: ", ")
-    let stateCases = cases.map { "  case \($0.name)(\($0.type).State)" }.joined(separator: "\n")
-    let actionCases = cases.map { "  case \($0.name)(\($0.type).Action)" }.joined(separator: "\n")
+    // A case holding an alert or a dialog (`case alert(AlertState<Alert>)`) keeps that state
+    // and takes its button actions; it has no reducer (`ifLet` clears it after any action).
+    let stateCases = cases.map {
+      "  case \($0.name)(\($0.ephemeralAction == nil ? "\($0.type).State" : $0.type))"
+    }.joined(separator: "\n")
+    let actionCases = cases.map {
+      "  case \($0.name)(\($0.ephemeralAction ?? "\($0.type).Action"))"
+    }.joined(separator: "\n")
+    let features = cases.filter { $0.ephemeralAction == nil }
     let scopes: String
-    if cases.isEmpty {
+    if features.isEmpty {
       scopes = "  ReducerKit.EmptyReducer<Self.State, Self.Action>()"
     } else {
-      scopes = cases.map {
+      scopes = features.map {
         "  ReducerKit.Scope(state: \\Self.State.Cases.\($0.name), action: \\Self.Action.Cases.\($0.name)) {\n"
           + "    \($0.type)()\n  }"
       }.joined(separator: "\n")
@@ -187,11 +194,15 @@ extension ReducerMacroDefinition {
   }
 
   /// The enum's cases as (name, feature type), or nil when a case does not hold one feature.
-  static func featureCases(_ enumDecl: EnumDeclSyntax) -> [(name: String, type: String)]? {
-    var cases: [(name: String, type: String)] = []
+  /// `ephemeralAction` is the button action type of a case holding `AlertState<Action>` or
+  /// `ConfirmationDialogState<Action>` (nil for a feature).
+  static func featureCases(
+    _ enumDecl: EnumDeclSyntax
+  ) -> [(name: String, type: String, ephemeralAction: String?)]? {
+    var cases: [(name: String, type: String, ephemeralAction: String?)] = []
     for element in enumDecl.caseElements {
       guard let type = element.featureType else { return nil }
-      cases.append((element.name.trimmed.text, type))
+      cases.append((element.name.trimmed.text, type, element.ephemeralAction))
     }
     return cases
   }
@@ -204,6 +215,31 @@ extension EnumCaseElementSyntax {
       let parameter = parameters.first, parameter.defaultValue == nil
     else { return nil }
     return parameter.type.trimmed.description
+  }
+}
+
+extension EnumCaseElementSyntax {
+  /// `Action` when the case holds `AlertState<Action>` or `ConfirmationDialogState<Action>`
+  /// (also spelled `ReducerKit.AlertState<Action>`), as TCA recognizes them: by name.
+  var ephemeralAction: String? {
+    guard let parameters = parameterClause?.parameters, parameters.count == 1,
+      let type = parameters.first?.type
+    else { return nil }
+    let name: String
+    let arguments: GenericArgumentClauseSyntax?
+    if let identifier = type.as(IdentifierTypeSyntax.self) {
+      (name, arguments) = (identifier.name.text, identifier.genericArgumentClause)
+    } else if let member = type.as(MemberTypeSyntax.self),
+      member.baseType.as(IdentifierTypeSyntax.self)?.name.text == "ReducerKit"
+    {
+      (name, arguments) = (member.name.text, member.genericArgumentClause)
+    } else {
+      return nil
+    }
+    guard ["AlertState", "ConfirmationDialogState"].contains(name),
+      let arguments = arguments?.arguments, arguments.count == 1, let argument = arguments.first
+    else { return nil }
+    return argument.argument.trimmedDescription
   }
 }
 

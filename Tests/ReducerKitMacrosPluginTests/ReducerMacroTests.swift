@@ -177,6 +177,52 @@ import Testing
       specs: reducerOnly)
   }
 
+  @Test func enumWithAlertAndDialogCases() {
+    assertExpansion(
+      """
+      @Reducer
+      enum Destination {
+        case alert(AlertState<Feature.Action.Alert>)
+        case dialog(ReducerKit.ConfirmationDialogState<Dialog>)
+        case edit(EditFeature)
+      }
+      """,
+      expandedSource: #"""
+        enum Destination {
+          case alert(AlertState<Feature.Action.Alert>)
+          case dialog(ReducerKit.ConfirmationDialogState<Dialog>)
+          case edit(EditFeature)
+
+          @CasePathable
+          @dynamicMemberLookup
+          enum State: ReducerKit.CaseReducerState {
+            typealias StateReducer = Destination
+            case alert(AlertState<Feature.Action.Alert>)
+            case dialog(ReducerKit.ConfirmationDialogState<Dialog>)
+            case edit(EditFeature.State)
+          }
+
+          @CasePathable
+          enum Action {
+            case alert(Feature.Action.Alert)
+            case dialog(Dialog)
+            case edit(EditFeature.Action)
+          }
+
+          @ReducerKit.ReducerBuilder<Self.State, Self.Action>
+          static var body: some ReducerKit.Reducer<Self.State, Self.Action> {
+            ReducerKit.Scope(state: \Self.State.Cases.edit, action: \Self.Action.Cases.edit) {
+              EditFeature()
+            }
+          }
+        }
+
+        extension Destination: ReducerKit.CaseReducer, ReducerKit.Reducer {
+        }
+        """#,
+      specs: reducerOnly)
+  }
+
   @Test func enumOfFeaturesExpandsItsCasePaths() {
     assertExpansion(
       """

@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#elseif canImport(Foundation)
+  import Foundation
+#endif
+
 /// Optional child state that a parent presents (a sheet, a navigation destination), as TCA's
 /// `@Presents`: `@Presents var destination: Destination.State?`, composed with
 /// `.ifLet(\.$destination, action: \.destination)`.
@@ -134,6 +140,27 @@ extension Reducer where Action: Sendable {
           })))
   }
 
+  /// `ifLet` for presented state with no reducer of its own (``AlertState``,
+  /// ``ConfirmationDialogState``): after the parent has seen any of its actions, the state
+  /// becomes nil, as a UI dismisses an alert when a button is tapped.
+  ///
+  /// ```swift
+  /// Reduce { state, action in … }
+  ///   .ifLet(\.$alert, action: \.alert)
+  /// ```
+  @inlinable
+  public func ifLet<DestinationState: _EphemeralState, DestinationAction>(
+    _ toPresentationState: WritableKeyPath<State, PresentationState<DestinationState>>,
+    action toPresentationAction: CaseKeyPath<Action, PresentationAction<DestinationAction>>
+  ) -> _IfLetReducer<
+    _PresentationReducer<Self, DestinationState, DestinationAction>,
+    _PresentedReducer<EmptyReducer<DestinationState, DestinationAction>>
+  > {
+    ifLet(toPresentationState, action: toPresentationAction) {
+      EmptyReducer<DestinationState, DestinationAction>()
+    }
+  }
+
   /// `ifLet` for a `@Reducer enum` destination: the reducer comes from the state's type.
   ///
   /// ```swift
@@ -172,9 +199,23 @@ public struct _PresentationReducer<Base: Reducer, DestinationState, DestinationA
 
   @inlinable
   public func reduce(into state: inout Base.State, action: Base.Action) -> Effect<Base.Action> {
+    let presentationAction = toAction.extract(from: action)
+    // An alert or a dialog (or an enum destination's case holding one) is gone once acted on,
+    // unless the parent presented another in its place (a new alert has a new `id`).
+    var ephemeralID: UUID?
+    if case .presented? = presentationAction, let presented = state[keyPath: toState] {
+      ephemeralID = _ephemeralID(presented)
+    }
     let effect = base.reduce(into: &state, action: action)
-    if case .dismiss? = toAction.extract(from: action) {
+    switch presentationAction {
+    case .dismiss?:
       state[keyPath: toState] = nil
+    case .presented?:
+      if let ephemeralID, let presented = state[keyPath: toState], _ephemeralID(presented) == ephemeralID {
+        state[keyPath: toState] = nil
+      }
+    case nil:
+      break
     }
     return effect
   }
@@ -196,4 +237,15 @@ public struct _PresentedReducer<Destination: Reducer>: Reducer {
     if effect.isNone { return .none }
     return effect.map { .presented($0) }._dismissing { .dismiss }
   }
+}
+
+/// The `id` of `state` when it is ``_EphemeralState`` or an enum destination's case holding
+/// one; nil for a feature's state.
+@usableFromInline
+func _ephemeralID<State>(_ state: State) -> UUID? {
+  if let ephemeral = state as? any _EphemeralState { return ephemeral.id }
+  guard State.self is any CaseReducerState.Type else { return nil }
+  let mirror = Mirror(reflecting: state)
+  guard mirror.displayStyle == .enum, let payload = mirror.children.first?.value else { return nil }
+  return (payload as? any _EphemeralState)?.id
 }
