@@ -101,15 +101,16 @@ import Testing
       initialState: ColdState(items: [ColdItem(id: 1), ColdItem(id: 2)]), reducer: Cold(), options: StoreOptions(),
       provided: [])
     var version = try InPlacePatchTests.patch(store, since: 0).version
-    if fastPaths {
+    // The action's plan is used (so made) only by the fast codec, not when checking.
+    if _wireCodecMode == .fast {
       var made = false
       _ = _enumPlans.state(of: ColdAction.self) {
         made = true
         return nil
       }
       #expect(!made, "the action's plan was not made with the store")
-      #expect(_TypeKind.isSettled(TrackedArray<ColdItem>.self))
     }
+    if fastPaths { #expect(_TypeKind.isSettled(TrackedArray<ColdItem>.self)) }
     try InPlacePatchTests.send(store, Array(#"{"toggle":{"id":2}}"#.utf8))
     let (patch, next) = try InPlacePatchTests.patch(store, since: version)
     version = next
