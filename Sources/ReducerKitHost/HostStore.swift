@@ -583,6 +583,8 @@ where R: SendableMetatype, R.State: Codable & Sendable, R.Action: Codable & Send
       start(at: startVersion)
       log?.start(at: startVersion)
     }
+    // What decoding an action first settles, settled now: not in the store's first send.
+    WireDecoder.prepare(R.Action.self)
   }
 
   /// Starts the store's version count at `version` (see `Store._startVersion(at:)`).

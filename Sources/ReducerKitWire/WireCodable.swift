@@ -68,6 +68,18 @@ public struct _WireField<Root> {
   /// Declared optional (`T?`): written as `encodeIfPresent` writes it (left out when nil);
   /// nil: its type was not written (inferred), so it is optional if its type is.
   let ifPresent: Bool?
+  /// How the direct path writes it, found from the property's static type: its kind, and the
+  /// class of its writer (made once, with the plan). Nil: `V` is an `Optional` though not
+  /// declared one (a generic parameter, an inferred type), so the plan asks `_directKind`.
+  /// No dynamic cast (a first cast to a protocol scans every conformance in the process) and,
+  /// as `_wireShape` is evaluated more than once, nothing allocated.
+  let direct: (kind: _DirectKind, writer: _DirectWriter.Type?)?
+
+  /// The property's kind and writer: from its static type, else (`direct` nil) by casts.
+  func directKind() -> (_DirectKind, _DirectWriter?)? {
+    guard let direct else { return _directKind(type) }
+    return (direct.kind, direct.writer.map { $0.init() })
+  }
 
   /// A property whose declared type is not optional (written as `encode` writes it, even when
   /// a generic parameter makes it an `Optional`).
@@ -76,6 +88,7 @@ public struct _WireField<Root> {
     self.offset = MemoryLayout<Root>.offset(of: keyPath)
     self.type = V.self
     self.ifPresent = false
+    self.direct = _valueDirect(V.self)
   }
 
   /// A property whose type is inferred (`var title = ""`): optional if its type is.
@@ -84,6 +97,7 @@ public struct _WireField<Root> {
     self.offset = MemoryLayout<Root>.offset(of: keyPath)
     self.type = V.self
     self.ifPresent = nil
+    self.direct = _valueDirect(V.self)
   }
 
   /// A property declared optional (`T?`, `Optional<T>`, `T!`).
@@ -92,7 +106,17 @@ public struct _WireField<Root> {
     self.offset = MemoryLayout<Root>.offset(of: keyPath)
     self.type = V?.self
     self.ifPresent = true
+    self.direct = (.optional, _OptionalWriter<V>.self)
   }
+}
+
+/// How the direct path writes a property of type `V` not declared optional (see
+/// `_WireField.direct`).
+@inline(__always)
+private func _valueDirect<V: Encodable>(_: V.Type) -> (kind: _DirectKind, writer: _DirectWriter.Type?)? {
+  if _isOptional(V.self) { return nil }
+  if let kind = _primitiveKind(V.self) { return (kind, nil) }
+  return (.value, _ValueWriter<V>.self)
 }
 
 /// One associated value of an enum case, by its type.
@@ -180,7 +204,7 @@ extension WireCodable {
     guard case .structure(let fields) = _wireShape.kind else { return nil }
     var parts: [(name: String, offset: Int, type: Any.Type, kind: _DirectKind, writer: _DirectWriter?)] = []
     for field in fields {
-      guard let offset = field.offset, let (kind, writer) = _directKind(field.type),
+      guard let offset = field.offset, let (kind, writer) = field.directKind(),
         // The direct path writes an `Optional` as `encodeIfPresent` does: a property of a
         // generic type that is an `Optional` here is written by `encode` (`null`), so the
         // type keeps `encode(to:)`.

@@ -52,6 +52,15 @@ public struct WireDecoder: Sendable {
     return try decodeParsing(type, from: bytes)
   }
 
+  /// Settles what decoding a `T` asks first (whether it is an enum, and its direct plan) before
+  /// the first value: a store calls it for its actions when it is made, so that its first send
+  /// costs what later ones do (a first cast to a protocol scans every conformance in the
+  /// process).
+  @usableFromInline
+  package static func prepare<T: Decodable>(_ type: T.Type) {
+    if _typeIsEnum(T.self), _wireCodecMode == .fast { _ = _enumState(T.self) }
+  }
+
   /// Parses the text into a tree, then decodes the tree.
   func decodeParsing<T: Decodable>(_ type: T.Type, from bytes: UnsafeRawBufferPointer) throws(WireError) -> T {
     var (value, depth) = try _parseJSON(bytes, maxDepth: maxDepth)

@@ -66,6 +66,57 @@ import Testing
       #expect(!_withWireTables { _layoutReadTypes.contains(ObjectIdentifier(type)) }, "\(type)")
     }
   }
+
+  // Types no other test uses: the tables below are per process.
+  struct ColdItem: Codable, Equatable, Identifiable, Sendable {
+    var id: Int
+    var done = false
+  }
+
+  struct ColdState: Codable, Equatable, Sendable {
+    var items: TrackedArray<ColdItem> = []
+  }
+
+  enum ColdAction: Codable, Equatable, Sendable {
+    case toggle(id: Int)
+    case clear
+  }
+
+  struct Cold: Reducer {
+    func reduce(into state: inout ColdState, action: ColdAction) -> Effect<ColdAction> {
+      switch action {
+      case .toggle(let id): if let i = state.items.firstIndex(where: { $0.id == id }) { state.items[i].done.toggle() }
+      case .clear: state.items = []
+      }
+      return .none
+    }
+  }
+
+  /// What a store's first send would settle once per process (its action's plan, how the
+  /// general differ diffs a `TrackedArray` property) is settled when the store is made and
+  /// starts its patches (issues 25/26: the first send costs what later ones do).
+  @Test func firstSendFindsItsActionPlanAndDifferKindsSettled() throws {
+    let fastPaths = ProcessInfo.processInfo.environment["REDUCERKIT_WIRE_FAST_PATHS"] != "0"
+    let store = HostStore(
+      initialState: ColdState(items: [ColdItem(id: 1), ColdItem(id: 2)]), reducer: Cold(), options: StoreOptions(),
+      provided: [])
+    var version = try InPlacePatchTests.patch(store, since: 0).version
+    // The action's plan is used (so made) only by the fast codec, not when checking.
+    if _wireCodecMode == .fast {
+      var made = false
+      _ = _enumPlans.state(of: ColdAction.self) {
+        made = true
+        return nil
+      }
+      #expect(!made, "the action's plan was not made with the store")
+    }
+    if fastPaths { #expect(_TypeKind.isSettled(TrackedArray<ColdItem>.self)) }
+    try InPlacePatchTests.send(store, Array(#"{"toggle":{"id":2}}"#.utf8))
+    let (patch, next) = try InPlacePatchTests.patch(store, since: version)
+    version = next
+    #expect(String(decoding: patch, as: UTF8.self).contains(#""/items/1/done""#))
+    #expect(String(decoding: patch, as: UTF8.self).contains("true"))
+  }
 }
 
 extension WireCodablePatchTests.Item: ReducerKitWire.WireCodable {
@@ -101,6 +152,36 @@ extension WireCodablePatchTests.Mode: ReducerKitWire.WireCodable {
       case 0: p.set(Self.idle)
       case 1: p.set(Self.loading(id: p.take(0, Int.self)))
       case 2: p.set(Self.failed(p.take(0, String.self)))
+      default: preconditionFailure()
+      }
+    }
+  }
+}
+
+extension WireCodablePatchTests.ColdItem: ReducerKitWire.WireCodable {
+  static var _wireShape: ReducerKitWire._WireShape<Self> {
+    .struct([
+      .init("id", \Self.id),
+      .init("done", \Self.done),
+    ])
+  }
+}
+
+extension WireCodablePatchTests.ColdState: ReducerKitWire.WireCodable {
+  static var _wireShape: ReducerKitWire._WireShape<Self> {
+    .struct([.init("items", \Self.items)])
+  }
+}
+
+extension WireCodablePatchTests.ColdAction: ReducerKitWire.WireCodable {
+  static var _wireShape: ReducerKitWire._WireShape<Self> {
+    .enum([
+      .init("toggle", labels: ["id"], [.init(Int.self)]),
+      .unit("clear"),
+    ]) { i, p in
+      switch i {
+      case 0: p.set(Self.toggle(id: p.take(0, Int.self)))
+      case 1: p.set(Self.clear)
       default: preconditionFailure()
       }
     }

@@ -177,6 +177,33 @@ extension WState: ReducerKitWire.WireCodable {
     #expect(_caseNames(of: WAction.self).last == "café")
   }
 
+  /// A `@Wire` property's kind and writer come from its static type (no dynamic cast), and
+  /// are the ones the casts find for its type: for primitives, nested values, declared
+  /// optionals, and a generic parameter that is an `Optional` (then no direct plan).
+  @Test func fieldKindsFromStaticTypesMatchTheCasts() {
+    func check<T: WireCodable>(_ type: T.Type) {
+      guard case .structure(let fields) = T._wireShape.kind else {
+        Issue.record("\(T.self) is not a struct")
+        return
+      }
+      for field in fields {
+        let fromType = field.directKind()
+        let fromCasts = _directKind(field.type)
+        #expect(fromType?.0 == fromCasts?.0, "\(T.self).\(field.name)")
+        #expect(
+          fromType?.1.map { ObjectIdentifier(Swift.type(of: $0)) } == fromCasts?.1.map { ObjectIdentifier(Swift.type(of: $0)) },
+          "\(T.self).\(field.name)")
+      }
+    }
+    check(WTodo.self)
+    check(WBox<Int>.self)
+    check(WBox<WTodo>.self)
+    check(WBox<Int?>.self)
+    check(WState.self)
+    #expect(WBox<Int?>._wireDirectPlan == nil)
+    #expect(WBox<Int>._wireDirectPlan != nil)
+  }
+
   /// A plain `SynthesizedCodable` type still takes the sampled path (its layout read).
   @Test func synthesizedCodableKeepsItsPath() throws {
     guard _wireFastPaths else { return }

@@ -368,18 +368,46 @@ enum _TypeKind {
     return kind
   }
 
+  /// Whether the kind of `type` is settled (for tests).
+  static func isSettled(_ type: Any.Type) -> Bool {
+    let id = ObjectIdentifier(type)
+    return known.withLock { list in list.contains { $0.0 == id } }
+  }
+
+  /// Settles the kind of `T` before its first diff, from its static type (the syncer that
+  /// will diff it is made when the store starts its patches): so a first cast of a value to
+  /// a protocol, which scans every conformance in the process, is not in a store's first send.
+  static func settle<T: Encodable>(_: T.Type) {
+    let id = ObjectIdentifier(T.self)
+    if known.withLock({ list in list.contains { $0.0 == id } }) { return }
+    let kind: _TypeKind
+    if let diffable = T.self as? any _PatchDiffable.Type {
+      kind = .diffable(patchThunk(diffable))
+    } else {
+      let equal = (T.self as? any Equatable.Type).flatMap { equalThunk($0) }
+      kind = _isScalarType(T.self) ? .scalar(equal) : .other(equal)
+    }
+    known.withLock { list in
+      if !list.contains(where: { $0.0 == id }) { list.append((id, kind)) }
+    }
+  }
+
   // The thunks are called only with values of the type they were made for (callers compare
   // `type(of:)` first), and check it again: a metatype compare, where a cast from an
   // existential would cost a dynamic cast.
 
-  private static func patchThunk<T: _PatchDiffable>(_: T) -> _PatchThunk {
+  private static func patchThunk<T: _PatchDiffable>(_: T) -> _PatchThunk { patchThunk(T.self) }
+
+  private static func patchThunk<T: _PatchDiffable>(_: T.Type) -> _PatchThunk {
     { (new, old, writer, depth) throws(PatchError) in
       guard type(of: new) == T.self else { return try writer.replace(.value(new)) }
       try _load(new, as: T.self)._patch(from: old, into: &writer, depth: depth)
     }
   }
 
-  private static func equalThunk<T: Equatable>(_: T) -> _EqualThunk? {
+  private static func equalThunk<T: Equatable>(_: T) -> _EqualThunk? { equalThunk(T.self) }
+
+  private static func equalThunk<T: Equatable>(_: T.Type) -> _EqualThunk? {
     guard T.self is any Encodable.Type else { return nil }
     return { a, b in
       guard type(of: a) == T.self, type(of: b) == T.self else { return false }

@@ -65,7 +65,12 @@ func _makeSyncer(_ type: any Encodable.Type) -> _Syncer {
     if T.self is any SynthesizedCodable.Type { return _StructSyncer<T>() }  // enums: `_directFields` says unsupported
     // Collections that diff themselves (`TrackedArray`, dictionaries) go straight to their
     // `_patch`: `==` first could cost O(n) where their diff costs O(changes).
-    if T.self is any _PatchDiffable.Type { return _GeneralSyncer<T>() }
+    if T.self is any _PatchDiffable.Type {
+      // How the general differ diffs it, settled now (its conformance just looked up), not
+      // in the store's first send.
+      _TypeKind.settle(T.self)
+      return _GeneralSyncer<T>()
+    }
     if let equatable = T.self as? any (Encodable & Equatable).Type { return _equatableSyncer(equatable) }
     return _GeneralSyncer<T>()
   }
@@ -274,7 +279,9 @@ extension PatchWriter {
   private func elementSyncer<T: Encodable>(_ type: T.Type) -> _Syncer? {
     let id = ObjectIdentifier(T.self)
     if let known = pool.elementSyncers[id] { return known }
-    let syncer: _Syncer? = T.self is any SynthesizedCodable.Type ? _StructSyncer<T>() : nil
+    // `_typeIsWire` first: cached per type (a `WireCodable` element's is settled with its
+    // array's plan), where a first cast to a protocol scans every conformance in the process.
+    let syncer: _Syncer? = _typeIsWire(T.self) || T.self is any SynthesizedCodable.Type ? _StructSyncer<T>() : nil
     pool.elementSyncers[id] = .some(syncer)
     return syncer
   }

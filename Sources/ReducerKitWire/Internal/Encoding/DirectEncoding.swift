@@ -18,6 +18,7 @@ import ReducerKitPlatform
 /// `@unchecked Sendable`: it has no stored properties (subclasses neither); it only knows a
 /// type.
 class _DirectWriter: @unchecked Sendable {
+  required init() {}
   func write(_ pointer: UnsafeRawPointer, _ impl: _EncoderImpl, _ key: any CodingKey) throws {}
   /// Whether the property is a nil `Optional` (written as `encodeIfPresent` writes it).
   func isNil(_ pointer: UnsafeRawPointer) -> Bool { false }
@@ -239,24 +240,30 @@ var _wireCrossChecking: Bool { _wireCrossCheck }
 
 /// How to write a stored property of type `type`, or nil if it is not `Encodable`.
 func _directKind(_ type: Any.Type) -> (_DirectKind, _DirectWriter?)? {
-  switch ObjectIdentifier(type) {
-  case ObjectIdentifier(Int.self): return (.int, nil)
-  case ObjectIdentifier(Int64.self): return (.int64, nil)
-  case ObjectIdentifier(Int32.self): return (.int32, nil)
-  case ObjectIdentifier(UInt.self): return (.uint, nil)
-  case ObjectIdentifier(UInt64.self): return (.uint64, nil)
-  case ObjectIdentifier(UInt32.self): return (.uint32, nil)
-  case ObjectIdentifier(Bool.self): return (.bool, nil)
-  case ObjectIdentifier(String.self): return (.string, nil)
-  case ObjectIdentifier(Double.self): return (.double, nil)
-  case ObjectIdentifier(Float.self): return (.float, nil)
-  default: break
-  }
+  if let kind = _primitiveKind(type) { return (kind, nil) }
   if let optional = type as? any _DirectOptional.Type {
     return (.optional, optional._directWriter)
   }
   guard let encodable = type as? any Encodable.Type else { return nil }
   return (.value, _valueWriter(encodable))
+}
+
+/// The kind of a property of a type the direct path writes itself (integers, `Bool`,
+/// `String`, `Double`, `Float`), or nil.
+func _primitiveKind(_ type: Any.Type) -> _DirectKind? {
+  switch ObjectIdentifier(type) {
+  case ObjectIdentifier(Int.self): .int
+  case ObjectIdentifier(Int64.self): .int64
+  case ObjectIdentifier(Int32.self): .int32
+  case ObjectIdentifier(UInt.self): .uint
+  case ObjectIdentifier(UInt64.self): .uint64
+  case ObjectIdentifier(UInt32.self): .uint32
+  case ObjectIdentifier(Bool.self): .bool
+  case ObjectIdentifier(String.self): .string
+  case ObjectIdentifier(Double.self): .double
+  case ObjectIdentifier(Float.self): .float
+  default: nil
+  }
 }
 
 private func _valueWriter<F: Encodable>(_ type: F.Type) -> _DirectWriter {
