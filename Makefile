@@ -4,7 +4,7 @@
 #   make check     the inner loop: a few minutes on a warm build, installs nothing. The Swift tests,
 #                  the C tests (no valgrind) and the scenarios, pytest from the tree, and the
 #                  @_cdecl exports against include/reducerkit.h.
-#   make test      every suite (CI runs `make deps` then this; ~22 min, in three lanes side by
+#   make test      every suite (CI runs `make deps` then this; ~21 min, in three lanes side by
 #                  side; TEST_JOBS=1 runs them one after another): check's, plus both codecs
 #                  compared, valgrind, the examples, the install paths, typed stubs, the docs and
 #                  20 s of each fuzzer, and the instruction-count gate (make bench-check).
@@ -90,7 +90,7 @@ test: lib $(CTESTS) $(CEXAMPLES) $(BUILD)/reducerkit-check $(BUILD)/bench/codec_
 define run_lane
 	@for t in $(1); do \
 	  start=$$(date +%s); status=0; \
-	  $(MAKE) --no-print-directory -j1 $$t > $(BUILD)/test-logs/$$t.log 2>&1 < /dev/null || status=$$?; \
+	  $(MAKE) --no-print-directory $$t > $(BUILD)/test-logs/$$t.log 2>&1 < /dev/null || status=$$?; \
 	  cat $(BUILD)/test-logs/$$t.log; \
 	  if [ $$status -ne 0 ]; then echo "== make $$t: FAILED (exit $$status; $(BUILD)/test-logs/$$t.log)"; exit 1; fi; \
 	  echo "== make $$t: passed ($$(( $$(date +%s) - start )) s)"; \
