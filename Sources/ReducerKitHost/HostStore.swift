@@ -448,7 +448,11 @@ package final class ActionCache<Action: Sendable>: Sendable {
   /// The list (while the table is empty), then the table.
   @usableFromInline package let cache = LockedValue<(list: [Entry], table: [Entry?])>(([], []))
 
-  @usableFromInline package init() {}
+  /// Reserves the list's first two entries now: the first insert then allocates nothing, and
+  /// a process's first store finds the list's storage type here, not in its first send.
+  @usableFromInline package init() {
+    cache.withLock { $0.list.reserveCapacity(2) }
+  }
 
   @inlinable
   package static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
@@ -478,7 +482,6 @@ package final class ActionCache<Action: Sendable>: Sendable {
     cache.withLock { cache in
       if cache.table.isEmpty {
         if cache.list.count < Self.listLimit {
-          if cache.list.capacity == 0 { cache.list.reserveCapacity(2) }
           cache.list.append(entry)
           return
         }
@@ -839,6 +842,9 @@ where R: SendableMetatype, R.State: Codable & Sendable, R.Action: Codable & Send
   package func subscribePatches(_ sink: @escaping JSONSink) throws(HostError) -> UInt64 {
     let (state, version) = currentState()
     try HostError.mapping { () throws(PatchError) in try patches.advance(to: state, version: version) }
+    // The empty patch from this version to itself, made and dropped: the subscriber's path
+    // finds its first-time type metadata now, not in the store's first send.
+    _ = try? patchForSubscriber(since: version, state: state, version: version)
     let seen = SeenVersion(version)
     let subscription = subscribeChanges { (state: R.State, version) in
       do throws(HostError) {

@@ -35,6 +35,14 @@ extension TrackedArray: _PatchDiffable where Element: Encodable & Equatable {
     }
   }
 
+  package func _rehearsePatch(into writer: inout PatchWriter, depth: Int) {
+    try? _patch(from: self, into: &writer, depth: depth)
+    guard let first else { return }
+    let mark = writer.push(index: 0)
+    try? writer.diffElement(first, first, depth: depth)
+    writer.pop(mark)
+  }
+
   package func _child(at segment: String) -> _PointerStep {
     guard let index = JSONPointer.arrayIndex(segment), index < count else { return .missingIndex(count: count) }
     return .found(.value(self[index]))

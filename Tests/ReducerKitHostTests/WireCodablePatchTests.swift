@@ -110,7 +110,12 @@ import Testing
       }
       #expect(!made, "the action's plan was not made with the store")
     }
-    if fastPaths { #expect(_TypeKind.isSettled(TrackedArray<ColdItem>.self)) }
+    if fastPaths {
+      #expect(_TypeKind.isSettled(TrackedArray<ColdItem>.self))
+      // The element syncer a first changed element needs is made with the patches (a
+      // rehearsal diff of the state against itself), not in the first send.
+      #expect(store.patches.history.withLock { $0.pool.hasElementSyncer(for: ColdItem.self) })
+    }
     try InPlacePatchTests.send(store, Array(#"{"toggle":{"id":2}}"#.utf8))
     let (patch, next) = try InPlacePatchTests.patch(store, since: version)
     version = next

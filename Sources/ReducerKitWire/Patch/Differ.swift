@@ -133,6 +133,14 @@ package protocol _PatchDiffable {
   /// A pointer read compiled for values of this type (`CompiledPointer`): `segments`' first
   /// names a child; `.never` leaves the type to `Navigator`.
   static func _compileChild(_ segments: ArraySlice<String>) -> _PointerCompilation
+  /// Runs the diff of this value against itself, and of one element against itself, into a
+  /// scratch writer: the type metadata and element syncers a first real diff would find for
+  /// the first time are found now (when a store starts its patches), not in its first send.
+  func _rehearsePatch(into writer: inout PatchWriter, depth: Int)
+}
+
+extension _PatchDiffable {
+  package func _rehearsePatch(into writer: inout PatchWriter, depth: Int) {}
 }
 
 /// The result of looking up one pointer segment.

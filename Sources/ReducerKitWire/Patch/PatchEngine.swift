@@ -65,6 +65,8 @@ package final class PatchEngine<State>: Sendable {
     // the syncer finds its buffers unshared and writes into them in place.
     guard let baseVersion = history.base?.version else {
       history.base = (state, version)
+      var scratch = PatchWriter(pool: history.pool)
+      withUnsafePointer(to: state) { syncer.rehearse(UnsafeRawPointer($0), into: &scratch, depth: 0) }
       return
     }
     guard version > baseVersion else { return }

@@ -50,6 +50,11 @@ package final class _ShapePool {
   /// that have none.
   var elementSyncers: [ObjectIdentifier: _Syncer?] = [:]
 
+  /// Whether the element syncer of `type` is made (for tests).
+  package func hasElementSyncer(for type: Any.Type) -> Bool {
+    (elementSyncers[ObjectIdentifier(type)] ?? nil) != nil
+  }
+
   @usableFromInline package init() {}
 
   func take() -> _ShapeRecorder { free.popLast() ?? _ShapeRecorder() }

@@ -34,6 +34,12 @@ package class _Syncer: @unchecked Sendable {
   package func sync(_ base: UnsafeMutableRawPointer, _ new: UnsafeRawPointer, into writer: inout PatchWriter, depth: Int)
     throws(PatchError)
   {}
+
+  /// Diffs the value at `value` against itself into a scratch writer (no operations come of
+  /// it, nothing is assigned), so what a first diff sets up once (element syncers, first-time
+  /// type metadata) is set up when the store starts its patches, not in its first send.
+  @usableFromInline
+  package func rehearse(_ value: UnsafeRawPointer, into writer: inout PatchWriter, depth: Int) {}
 }
 
 /// Nesting past which syncers hand over to the general differ (which has its own bound).
@@ -69,7 +75,7 @@ func _makeSyncer(_ type: any Encodable.Type) -> _Syncer {
       // How the general differ diffs it, settled now (its conformance just looked up), not
       // in the store's first send.
       _TypeKind.settle(T.self)
-      return _GeneralSyncer<T>()
+      return _GeneralSyncer<T>(rehearses: true)
     }
     if let equatable = T.self as? any (Encodable & Equatable).Type { return _equatableSyncer(equatable) }
     return _GeneralSyncer<T>()
@@ -84,6 +90,13 @@ final class _NoSyncer: _Syncer, @unchecked Sendable {}
 
 /// Any value: the general differ, then the whole value assigned.
 final class _GeneralSyncer<T: Encodable>: _Syncer, @unchecked Sendable {
+  /// Whether `T` diffs itself (`_PatchDiffable`), so a rehearsal has something to set up.
+  private let rehearses: Bool
+
+  init(rehearses: Bool = false) {
+    self.rehearses = rehearses
+  }
+
   override func sync(_ base: UnsafeMutableRawPointer, _ new: UnsafeRawPointer, into writer: inout PatchWriter, depth: Int)
     throws(PatchError)
   {
@@ -91,6 +104,13 @@ final class _GeneralSyncer<T: Encodable>: _Syncer, @unchecked Sendable {
     let new = new.assumingMemoryBound(to: T.self)
     try Differ.diff(base.pointee, new.pointee, into: &writer, depth: depth)
     base.pointee = new.pointee
+  }
+
+  override func rehearse(_ value: UnsafeRawPointer, into writer: inout PatchWriter, depth: Int) {
+    // Collections that diff themselves (their conformance found when this syncer was made).
+    guard rehearses, depth < syncMaxDepth, let diffable = value.assumingMemoryBound(to: T.self).pointee as? any _PatchDiffable
+    else { return }
+    diffable._rehearsePatch(into: &writer, depth: depth)
   }
 }
 
@@ -200,6 +220,13 @@ final class _StructSyncer<T: Encodable>: _Syncer, @unchecked Sendable {
         try field.syncer.unsafelyUnwrapped.sync(b, n, into: &writer, depth: depth + 1)
         writer.pop(mark)
       }
+    }
+  }
+
+  override func rehearse(_ value: UnsafeRawPointer, into writer: inout PatchWriter, depth: Int) {
+    guard case .direct(let fields) = mode, depth < syncMaxDepth else { return }
+    for field in fields where field.kind == .other {
+      field.syncer.unsafelyUnwrapped.rehearse(value + field.offset, into: &writer, depth: depth + 1)
     }
   }
 
