@@ -60,27 +60,6 @@ extension Effect {
   /// runs works (what a presented child's effects see).
   @usableFromInline
   func _dismissing(with dismissAction: @escaping @Sendable () -> Action) -> Self {
-    switch operation {
-    case .none, .send, .cancel:
-      return self
-    case let .run(run):
-      let body = run.operation
-      return Self(
-        operation: .run(
-          .init(
-            id: run.id, priority: run.priority,
-            operation: { send in
-              var values = DependencyValues._current
-              values.dismiss = DismissEffect { await send(dismissAction()) }
-              await DependencyValues._with(values) { await body(send) }
-            })))
-    case let .merge(effects):
-      return Self(operation: .merge(effects.map { $0._dismissing(with: dismissAction) }))
-    case let .concatenate(effects):
-      return Self(operation: .concatenate(effects.map { $0._dismissing(with: dismissAction) }))
-    case let .cancellable(id, cancelInFlight, effect):
-      return Self(
-        operation: .cancellable(id: id, cancelInFlight: cancelInFlight, effect._dismissing(with: dismissAction)))
-    }
+    _updatingDependencies { values, send in values.dismiss = DismissEffect { await send(dismissAction()) } }
   }
 }

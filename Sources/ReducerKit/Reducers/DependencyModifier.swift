@@ -71,6 +71,16 @@ extension Effect {
   /// runs starts.
   @usableFromInline
   func _updatingDependencies(_ update: @escaping @Sendable (inout DependencyValues) -> Void) -> Self {
+    _updatingDependencies { values, _ in update(&values) }
+  }
+
+  /// This effect with `update` applied to the dependencies in effect each time one of its
+  /// runs starts; `update` also receives that run's `send` (for `dismiss`, which sends).
+  /// The one walk of an effect's tree that wraps its runs.
+  @usableFromInline
+  func _updatingDependencies(
+    _ update: @escaping @Sendable (inout DependencyValues, Send<Action>) -> Void
+  ) -> Self {
     switch operation {
     case .none, .send, .cancel:
       return self
@@ -82,7 +92,7 @@ extension Effect {
             id: run.id, priority: run.priority,
             operation: { send in
               var values = DependencyValues._current
-              update(&values)
+              update(&values, send)
               await DependencyValues._with(values) { await body(send) }
             })))
     case let .merge(effects):
@@ -91,8 +101,7 @@ extension Effect {
       return Self(operation: .concatenate(effects.map { $0._updatingDependencies(update) }))
     case let .cancellable(id, cancelInFlight, effect):
       return Self(
-        operation: .cancellable(
-          id: id, cancelInFlight: cancelInFlight, effect._updatingDependencies(update)))
+        operation: .cancellable(id: id, cancelInFlight: cancelInFlight, effect._updatingDependencies(update)))
     }
   }
 }
