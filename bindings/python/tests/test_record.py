@@ -153,6 +153,21 @@ def test_a_store_c_created_with_record_is_read_through_from_handle(lib: Library,
             lib.rk_store_destroy(handle)
 
 
+def test_a_name_the_runners_would_refuse_is_refused_when_given(lib: Library) -> None:
+    """A name with a line break (it could forge a runner's result line), a format character
+    or over 512 bytes: the format's own parser refuses it when the scenario is taken, not the
+    runner later; the store keeps recording."""
+    with Store("counter", clock="test", record=True, library=lib) as store:
+        store.send("increment")
+        for bad, why in (("a\nok b", "control or format"), ("\u202e", "control or format"),
+                         ("", "non-empty"), ("x" * 513, "at most 512 bytes")):
+            with pytest.raises(ValueError, match=why):
+                store.scenario(bad)
+        store.send("increment")
+        assert store.scenario("two sends")["name"] == "two sends"
+        assert store.scenario("x" * 512)["name"] == "x" * 512
+
+
 # ---- python -m reducerkit record --------------------------------------------------------------
 
 def _record(lib: Library, stdin: str, *args: str) -> tuple[int, str, str]:
@@ -184,6 +199,8 @@ def test_record_errors_name_the_line(lib: Library) -> None:
     assert status == 1 and 'needs a "message"' in err
     status, _, err = _record(lib, "", "countr")
     assert status == 1 and "unknown feature" in err
+    status, out, err = _record(lib, '"increment"\n', "counter", "--name", "a\x1b[2Jb")
+    assert status == 1 and out == "" and err.startswith("--name: ") and "control or format" in err, err
 
 
 def test_record_sends_each_line_as_written(lib: Library) -> None:

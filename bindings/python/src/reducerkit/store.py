@@ -878,6 +878,8 @@ class Store(Generic[StateT, ActionT]):
 
         Raises:
             MisuseError: the store was not created with ``record=True``.
+            ValueError: ``name`` is not one the scenario format allows (control or format
+                characters, over 512 bytes): the runners would refuse the file.
         """
         if self._owned and not self._recording:
             raise MisuseError("the store does not record its session; create it with "
@@ -885,10 +887,17 @@ class Store(Generic[StateT, ActionT]):
         handle = self._live_handle()
         data = self._lib.call_out_string(self._lib.rk_store_scenario, handle, pending=self._errors)
         scenario: dict[str, Any] = self._lib.decode(data, "rk_store_scenario")
-        if name:
-            scenario["name"] = name
         if self._errors:
             self._raise_pending()
+        if name is not None:
+            scenario["name"] = name
+            # The name is checked by the format's one parser (the runners' own), on the
+            # whole document: no second copy of its rules here.
+            from .testing.scenarios import ScenarioError, validate_scenario
+            try:
+                validate_scenario(scenario, self._lib)
+            except ScenarioError as e:
+                raise ValueError(f"scenario name {name[:64]!r}: {e}") from None
         return scenario
 
     def inspect(self, port: int = 0) -> str:

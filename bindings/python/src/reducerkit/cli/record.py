@@ -88,6 +88,13 @@ def execute(args: argparse.Namespace, lib: Library, out: TextIO, err: TextIO) ->
     except ReducerKitError as e:
         err.write(f"reducerkit: {e.message}\n")
         return FAILED
+    if args.name is not None:
+        try:  # checked before the session, not after it
+            store.scenario(args.name)
+        except ValueError as e:
+            store.close()
+            err.write(f"--name: {e}\n")
+            return FAILED
     show = args.progress or (args.progress is None and len(lines) > PROGRESS_THRESHOLD
                              and err.isatty())
     progress = Progress(len(lines), err, "<stdin>") if show else None
