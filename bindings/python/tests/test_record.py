@@ -213,3 +213,31 @@ def test_record_sends_each_line_as_written(lib: Library) -> None:
     states = [step["state"]["count"] for step in scenario["steps"] if "state" in step]
     assert states == [1], scenario
     run_scenario(scenario, lib)
+
+
+def test_record_hands_a_response_to_the_library_as_written(lib: Library) -> None:
+    """The response of a `resolve` line is the line's own text: a key given twice inside it is
+    the library's "duplicate key" (Python's reading kept the last one); the same member given
+    twice at the top is refused."""
+    session = '"factButtonTapped"\n{"resolve": 1, "response": {"x": 1, "x": 2}}\n'
+    status, _, err = _record(lib, session, "counter", "--provide", "numberFact")
+    assert status == 0, err
+    assert '<stdin>:2: recorded as an error step: ' in err and 'duplicate key "x"' in err, err
+    session = '"factButtonTapped"\n{"resolve": 1, "response": "a", "response": "b"}\n'
+    status, _, err = _record(lib, session, "counter", "--provide", "numberFact")
+    assert status == 1 and "<stdin>:2: " in err and "a member given twice" in err, err
+    session = '"factButtonTapped"\n { "response" : "a, {fact}\\"" , "resolve":1 } \n'
+    status, out, err = _record(lib, session, "counter", "--provide", "numberFact")
+    assert status == 0, err
+    assert {"resolve": 1, "response": 'a, {fact}"'} in json.loads(out)["steps"]
+
+
+def test_member_as_written_finds_where_each_member_ends() -> None:
+    from reducerkit.cli._common import member_as_written
+    assert member_as_written('{"a": [1, {"b": "}"}], "r": {"k": 1, "k": 2}}', "r") == b'{"k": 1, "k": 2}'
+    assert member_as_written('  {"r":"\\u00e9 , }"}  ', "r") == b'"\\u00e9 , }"'
+    assert member_as_written('{"r": 1e400}', "r") == b"1e400"
+    for bad in ('{"r": 1, "r": 2}', '[1]', '{"r" 1}', '{"r": 1,}', '{"r": 1', '{}', '', '{"a": 1}x',
+                '{' * 100_000):
+        assert member_as_written(bad, "r") is None, bad
+

@@ -4,6 +4,7 @@ the progress bar."""
 from __future__ import annotations
 
 import argparse
+import json
 import time
 from collections.abc import Callable
 from typing import Any, TextIO
@@ -12,7 +13,7 @@ from .._native import Library
 from ..store import Store
 
 __all__ = ["OK", "FAILED", "USAGE", "Handler", "PROGRESS_THRESHOLD", "Progress", "register",
-           "add_lib_option", "add_progress_options", "send_as_written"]
+           "add_lib_option", "add_progress_options", "send_as_written", "member_as_written"]
 
 #: Exit status: the command did what was asked (``check``: every scenario passed; ``fuzz``:
 #: the invariant held).
@@ -37,6 +38,53 @@ def send_as_written(store: Store[Any, Any], line: str) -> None:
     it (a key given twice, a number beyond 64 bits), not Python's reading of it, in which the
     last of two keys won."""
     store.send(line.encode("utf-8"))
+
+
+_DECODER = json.JSONDecoder()
+_SPACE = " \t\n\r"
+
+
+def member_as_written(line: str, key: str) -> bytes | None:
+    """The JSON text of member ``key`` of the object ``line``, as written (``record``'s
+    ``{"resolve": ID, "response": R}`` hands R to the library as written, so it judges a key
+    given twice inside R, as it does in a sent action); ``None`` when the line is not an
+    object with that member once. Python reads the members only to find where each ends."""
+    i = len(line) - len(line.lstrip(_SPACE))
+    if not line.startswith("{", i):
+        return None
+    found: bytes | None = None
+    seen: set[str] = set()
+    i += 1
+    try:
+        while True:
+            while i < len(line) and line[i] in _SPACE:
+                i += 1
+            if line.startswith("}", i) and not seen:
+                return None
+            name, i = _DECODER.raw_decode(line, i)
+            if not isinstance(name, str) or name in seen:
+                return None
+            seen.add(name)
+            while i < len(line) and line[i] in _SPACE:
+                i += 1
+            if not line.startswith(":", i):
+                return None
+            i += 1
+            while i < len(line) and line[i] in _SPACE:
+                i += 1
+            start = i
+            _, i = _DECODER.raw_decode(line, i)
+            if name == key:
+                found = line[start:i].encode("utf-8")
+            while i < len(line) and line[i] in _SPACE:
+                i += 1
+            if line.startswith("}", i):
+                return found
+            if not line.startswith(",", i):
+                return None
+            i += 1
+    except (ValueError, RecursionError):
+        return None
 
 
 def add_lib_option(command: argparse.ArgumentParser) -> None:

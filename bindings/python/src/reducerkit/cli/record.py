@@ -20,6 +20,7 @@ from ._common import (
     Progress,
     add_lib_option,
     add_progress_options,
+    member_as_written,
     register as _register,
     send_as_written,
 )
@@ -60,7 +61,10 @@ def _record_line(store: Store, value: Any, text: str) -> None:
     elif isinstance(value, dict) and "resolve" in value and set(value) <= {"resolve", "response"}:
         if "response" not in value:
             raise ValueError('{"resolve": ID} needs a "response"')
-        store.resolve(value["resolve"], value["response"])
+        written = member_as_written(text, "response")
+        if written is None:
+            raise ValueError('{"resolve": ID, "response": R}: a member given twice')
+        store.resolve(value["resolve"], written)
     elif isinstance(value, dict) and "fail" in value and set(value) <= {"fail", "message"}:
         if not isinstance(value.get("message"), str):
             raise ValueError('{"fail": ID} needs a "message" string')
