@@ -3,6 +3,13 @@
 
 // MARK: - Probe session
 
+/// A type whose JSON Schema is given instead of probed: one whose `init(from:)` refuses part
+/// of what it reads (a range of numbers), which the probe cannot see.
+package protocol _WireSchemaProviding {
+  /// The schema of the type's JSON, as `jsonSchema(for:)` writes it.
+  static var _wireSchema: JSONValue { get }
+}
+
 struct _CaseInfo {
   var name: String
   var signature: String
@@ -44,6 +51,10 @@ final class _ProbeSession {
     if let primitive = _primitiveSchema(T.self) { return primitive }
     let id = ObjectIdentifier(T.self)
     if let cached = schemaCache[id] { return cached }
+    if let given = T.self as? any _WireSchemaProviding.Type {
+      schemaCache[id] = given._wireSchema
+      return given._wireSchema
+    }
     if schemaStack.contains(id) {
       return ["$comment": .string("recursive reference to \(_typeName(T.self))")]
     }
