@@ -20,6 +20,7 @@ from conftest import announce_inside, cap
 from reducerkit import (
     ActionError,
     InvalidArgumentError,
+    JSONError,
     Library,
     MisuseError,
     ReducerKitError,
@@ -63,6 +64,39 @@ def test_a_nul_in_a_dict_action_reaches_the_library_whole(lib: Library, backend:
         with Store("todos", library=lib) as store:
             store.send({"addTodo": {"title": "a\x00b"}})
             assert [t["title"] for t in store.state["todos"]] == ["a\x00b"]
+    finally:
+        _json.use(before)
+
+
+@pytest.mark.parametrize("backend", ["json", "orjson"])
+def test_nan_and_infinities_are_named_not_reported_as_null(lib: Library, backend: str) -> None:
+    """orjson writes NaN as null: the library's "found null" named a null the caller never
+    wrote. Either backend now says NaN, with where it is; the store is unchanged."""
+    if backend == "orjson":
+        pytest.importorskip("orjson")
+    from reducerkit import _json
+
+    before = _json.backend()
+    _json.use(backend)
+    try:
+        with Store("counter", library=lib, clock="test", provide=["numberFact"]) as store:
+            for value in (float("nan"), float("inf"), -float("inf")):
+                with pytest.raises(JSONError, match=r"NaN|nan|inf|Infinity|JSON") as raised:
+                    store.send({"setCount": value})
+                assert "null" not in str(raised.value), raised.value
+                with pytest.raises(JSONError) as raised:
+                    store.send(["unused", {"setCount": value}])
+                assert "null" not in str(raised.value), raised.value
+            if backend == "orjson":
+                with pytest.raises(JSONError, match=r"^\$\.setCount: NaN"):
+                    store.send({"setCount": float("nan")})
+            store.send("factButtonTapped")
+            request = store.pending_requests()[0]
+            with pytest.raises(JSONError) as raised:
+                request.resolve({"fact": [1.0, float("nan")]})
+            assert "null" not in str(raised.value), raised.value
+            request.resolve("still pending, so answerable")
+            assert store.state == {"count": 0, "fact": "still pending, so answerable", "isTimerOn": False}
     finally:
         _json.use(before)
 

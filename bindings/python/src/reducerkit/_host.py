@@ -388,7 +388,11 @@ class HostRequests:
         request_id = _check_id(request_id)
         data = encode_response(value)
         handle = self.core.live()
-        self.lib.call(self.lib.rk_store_resolve, handle, request_id, data)
+        try:
+            self.lib.call(self.lib.rk_store_resolve, handle, request_id, data)
+        except ReducerKitError:
+            _json.refuse_nonfinite(value)
+            raise
         self._answered(request_id)
 
     def fail(self, request_id: int, message: str) -> None:

@@ -25,6 +25,40 @@ _repr.maxlevel = 4
 _repr.maxstring = _repr.maxother = 60
 
 
+def nonfinite_at(value: Any, limit: int = 100_000) -> str | None:
+    """Where ``value`` holds a NaN or an infinity (``$.a[2]``; at most ``limit`` values
+    looked at), or ``None``. orjson writes them as ``null``, so the library reports "found
+    null" for a value the caller never wrote as null: called only after the library refused
+    what was sent, to say what was really wrong."""
+    todo: list[tuple[Any, str]] = [(value, "$")]
+    while todo and limit > 0:
+        limit -= 1
+        item, path = todo.pop()
+        kind = type(item)
+        if kind is float or isinstance(item, float):
+            if item != item or item in (float("inf"), float("-inf")):
+                return path
+        elif isinstance(item, dict):
+            todo.extend((v, f"{path}.{k}" if isinstance(k, str) and k.isidentifier()
+                         else f"{path}[{_repr.repr(k)}]") for k, v in reversed(item.items()))
+        elif isinstance(item, (list, tuple)):
+            todo.extend((v, f"{path}[{i}]") for i, v in reversed(list(enumerate(item))))
+    return None
+
+
+def refuse_nonfinite(value: Any) -> None:
+    """After the library refused ``value`` as encoded here: with orjson, a NaN or an
+    infinity in it (written as ``null``) is the error to report (``JSONError``), not the
+    ``null`` the library saw. Returns when there is none, or with the standard library's
+    encoder (which refuses them itself)."""
+    if BACKEND != "orjson":
+        return
+    path = nonfinite_at(value)
+    if path is not None:
+        from .errors import JSONError, Status  # the error path only
+        raise JSONError(f"{path}: NaN and infinities cannot be written as JSON", Status.JSON)
+
+
 def shown(value: Any) -> str:
     """``repr(value)`` for a message: at most 4 levels and 80 characters, whatever the value's
     size or depth (a value too deep to encode was too deep for ``repr`` too, and a 50 MB one

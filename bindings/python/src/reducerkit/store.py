@@ -65,6 +65,7 @@ from .errors import (
     InvalidArgumentError,
     JSONError,
     MisuseError,
+    ReducerKitError,
     Status,
     StoreClosedError,
     reraise,
@@ -488,6 +489,8 @@ class Store(Generic[StateT, ActionT]):
                     # compiled path was turned off after the store was made)
                     status = self._send_text(self._handle_arg or handle, data)
                 if status:  # tested here: a call of _check costs a tenth of a send
+                    if kind is dict:
+                        _json.refuse_nonfinite(action)
                     self._check(status)
                 if errors:
                     self._raise_pending()
@@ -501,7 +504,11 @@ class Store(Generic[StateT, ActionT]):
             self._call(self._send, handle, data, len(data))  # by length: a NUL is not the end
         else:
             # JSON this module encodes has no NUL byte (as on the fast path above).
-            self._call(self._send_text, handle, _encode_action(action))
+            try:
+                self._call(self._send_text, handle, _encode_action(action))
+            except ReducerKitError:
+                _json.refuse_nonfinite(action)
+                raise
         if self._errors:
             self._raise_pending()
 
