@@ -76,6 +76,10 @@ uint64_t rk_shim_fork_generation(void) {
     return atomic_load_explicit(&rk_fork_generation_value, memory_order_relaxed);
 }
 
+uint64_t rk_shim_fork_generation_installed(void) {
+    return atomic_load_explicit(&rk_fork_generation_value, memory_order_relaxed);
+}
+
 #include <fcntl.h>
 #include <unistd.h>
 

@@ -77,6 +77,21 @@ private struct HandleTable {
 
   func find(_ key: UInt) -> Slot? { index(key).map { slots[$0] } }
 
+  /// The store of a live handle made in fork generation `generation`: nil if the handle is
+  /// not live or was made in another generation (`lookup` then tells which). The hot path of
+  /// every call: the box only, not the whole slot, leaves the lock.
+  @inline(__always)
+  func box(_ key: UInt, generation: UInt64) -> HostStoreBox? {
+    let index = (key &- Self.base) >> 4  // `decode`, one branch
+    let slot = Int(bitPattern: index & ((1 << UInt(Self.slotBits)) - 1))
+    guard key >= Self.base, key & 15 == Self.base & 15, slot < slots.count else { return nil }
+    return slots.withUnsafeBufferPointer { slots in
+      let found = slots.baseAddress.unsafelyUnwrapped + slot
+      return found.pointee.serial == index >> UInt(Self.slotBits) && found.pointee.generation == generation
+        ? found.pointee.box : nil
+    }
+  }
+
   mutating func remove(_ key: UInt) -> Slot? {
     guard let slot = index(key) else { return nil }
     defer {
@@ -92,6 +107,17 @@ private let handles = LockedValue(HandleTable())
 private func lookup(_ store: OpaquePointer?) throws(HostError) -> HostStoreBox {
   guard let store else { throw HostError(.invalidArgument, "store is NULL") }
   let key = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(store)))
+  // A live handle was made by `rk_store_create`, which installed the fork handler first (and
+  // the table's lock orders that before this read), so the generation is read without
+  // `pthread_once`. The slow path below only says why a handle is not usable.
+  let generation = rk_shim_fork_generation_installed()
+  if let box = handles.withLock({ $0.box(key, generation: generation) }) { return box }
+  return try lookupFailed(store, key)
+}
+
+/// Why `lookup` found no usable store for `key`: destroyed or never made, or made before a fork.
+@inline(never)
+private func lookupFailed(_ store: OpaquePointer, _ key: UInt) throws(HostError) -> HostStoreBox {
   guard let found = handles.withLock({ $0.find(key) }), let box = found.box else {
     throw HostError(.invalidHandle, "store \(UnsafeRawPointer(store)) was destroyed or never created")
   }
@@ -200,10 +226,14 @@ public func rk_store_destroy(_ store: OpaquePointer?) {
 
 @_cdecl("rk_store_send")
 public func rk_store_send(_ store: OpaquePointer?, _ actionJSON: UnsafePointer<CChar>?) -> Int32 {
-  ffiCall { () throws(HostError) in
+  // `ffiCall` written out: the hot path of every host, without a closure call around it.
+  do throws(HostError) {
     let host = try lookup(store)
     guard let actionJSON else { throw HostError(.invalidArgument, "action_json is NULL") }
     try host.send(UnsafeRawBufferPointer(start: actionJSON, count: strlen(actionJSON)))
+    return HostStatus.ok.rawValue
+  } catch {
+    return ffiFailed(error)
   }
 }
 
@@ -238,14 +268,17 @@ public func rk_store_get(
   _ outLength: UnsafeMutablePointer<Int>?,
   _ outVersion: UnsafeMutablePointer<UInt64>?
 ) -> Int32 {
-  ffiCall { () throws(HostError) in
+  do throws(HostError) {  // `ffiCall` written out, as in rk_store_send
     let host = try lookup(store)
     guard let outJSON else { throw HostError(.invalidArgument, "out_json is NULL") }
     var bytes: UnsafeRawBufferPointer? = nil
     if let pointer { bytes = UnsafeRawBufferPointer(start: pointer, count: strlen(pointer)) }
-    let (json, count, version) = try host.table.run.get(host.store, bytes)
+    let (json, count, version) = try host.get(bytes)
     try copyOut(json, count: count, outJSON, outLength)
     outVersion?.pointee = version
+    return HostStatus.ok.rawValue
+  } catch {
+    return ffiFailed(error)
   }
 }
 

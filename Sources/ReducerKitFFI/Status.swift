@@ -45,6 +45,14 @@ func ffiCall(_ body: () throws(HostError) -> Void) -> Int32 {
   }
 }
 
+/// `ffiCall`'s failure: records the error's message and returns its status (out of line, so
+/// an export that catches its own errors keeps its hot path short).
+@inline(never)
+func ffiFailed(_ error: HostError) -> Int32 {
+  setLastError(error.message)
+  return error.status.rawValue
+}
+
 /// Copies the first `count` of `bytes` into a NUL-terminated `malloc` buffer the caller
 /// frees with `rk_free`.
 func copyOut(
@@ -53,15 +61,14 @@ func copyOut(
   _ outJSON: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>,
   _ outLength: UnsafeMutablePointer<Int>?
 ) throws(HostError) {
-  let copied: HostError? = bytes.withUnsafeBytes { buffer in
-    do throws(HostError) {
-      try copyOut(UnsafeRawBufferPointer(rebasing: buffer.prefix(count)), outJSON, outLength)
-      return nil
-    } catch {
-      return error
-    }
+  let count = min(max(count, 0), bytes.count)
+  guard let buffer = malloc(count + 1) else {
+    throw HostError(.internal, "out of memory allocating \(count + 1) bytes")
   }
-  if let copied { throw copied }
+  if count > 0 { bytes.withUnsafeBufferPointer { _ = memcpy(buffer, $0.baseAddress.unsafelyUnwrapped, count) } }
+  buffer.storeBytes(of: 0, toByteOffset: count, as: UInt8.self)
+  outJSON.pointee = buffer.assumingMemoryBound(to: CChar.self)
+  outLength?.pointee = count
 }
 
 /// Copies `bytes` into a NUL-terminated `malloc` buffer the caller frees with `rk_free`.

@@ -85,6 +85,12 @@ package struct HostStoreBox: Sendable {
   /// borrowed from it (the hot path of every host: no retain of the store).
   @inlinable @inline(__always)
   package func send(_ bytes: UnsafeRawBufferPointer) throws(HostError) { try table.run.send(store, bytes) }
+
+  /// `run.get(store, pointer)`, the store passed as borrowed from the box (as `send`).
+  @inlinable @inline(__always)
+  package func get(_ pointer: UnsafeRawBufferPointer?) throws(HostError) -> (json: [UInt8], count: Int, version: UInt64) {
+    try table.run.get(store, pointer)
+  }
 }
 
 /// Whether the host or an effect sent an action.
@@ -224,6 +230,17 @@ package final class PointerReadCache: Sendable {
         entry!.compiled = .notYet(readsLeft: compile ? Self.compileRetryReads : left - 1)
       }
       return Kept(segments: entry.unsafelyUnwrapped.segments, json: nil, reader: reader, compile: compile)
+    }
+  }
+
+  /// The JSON kept for `pointer` at `version`, if that is the kept read (the repeated read:
+  /// a compare under the lock, nothing else copied out of the entry).
+  @inlinable
+  package func json(_ pointer: UnsafeRawBufferPointer, version: UInt64) -> [UInt8]? {
+    entry.withLock { entry in
+      guard entry != nil, entry.unsafelyUnwrapped.version == version, entry.unsafelyUnwrapped.holds(pointer)
+      else { return nil }
+      return entry.unsafelyUnwrapped.json
     }
   }
 
@@ -416,10 +433,16 @@ where Base.Action: Codable & Sendable, Base.State: Encodable & Sendable {
 
 /// Decoded actions by their exact JSON text, so a host that sends the same action again
 /// (`"increment"`) skips decoding. Sound because decoding is a pure function of the text
-/// (synthesized `Decodable` is). Bounded in entries and key length. The first few entries are
-/// a short list scanned by hash (a store whose host sends a few distinct actions keeps only
-/// those); past that, a direct-mapped table that doubles (up to 256 slots) when an insert
-/// would evict.
+/// (synthesized `Decodable` is). Bounded in entries and key length. The first `listLimit`
+/// entries are a list read without a lock or a hash (a store whose host sends a few distinct
+/// actions keeps only those); past that, a direct-mapped table under a lock that doubles (up
+/// to 256 slots) when an insert would evict.
+///
+/// The list is lock-free for readers: each entry is an immutable `Node`, published by one
+/// atomic store (release) of the list's head after it is fully built, and read after an
+/// acquiring load of the head; a node is never changed or freed while the cache lives (it is
+/// held by the node after it, the head by the cache), so a reader walks it without retaining
+/// it. Inserts are serialized by the table's lock.
 @usableFromInline
 package final class ActionCache<Action: Sendable>: Sendable {
   @usableFromInline package struct Entry: Sendable {
@@ -441,17 +464,57 @@ package final class ActionCache<Action: Sendable>: Sendable {
     }
   }
 
+  /// An entry of the lock-free list (immutable). Its key is a buffer of its own (read
+  /// without touching an array's reference count).
+  @usableFromInline package final class Node: @unchecked Sendable {
+    // Safe: every field is set in `init` and never changed; `key` is written there only.
+    @usableFromInline package let key: UnsafeMutableRawPointer
+    @usableFromInline package let count: Int
+    /// The key's last 8 bytes (`ActionCache.tail(_:)`), compared before the rest.
+    @usableFromInline package let tail: UInt64
+    @usableFromInline package let action: Action
+    /// The node after this one, which this one keeps alive (nil: the last).
+    @usableFromInline package let next: Node?
+    /// `next`'s address (0: none), to walk the list without retaining each node.
+    @usableFromInline package let nextAddress: UInt
+    /// How many nodes from this one to the end, this one included.
+    @usableFromInline package let depth: Int
+
+    @inlinable package init(key: UnsafeRawBufferPointer, action: Action, next: Node?) {
+      self.key = UnsafeMutableRawPointer.allocate(byteCount: max(key.count, 1), alignment: 8)
+      if let base = key.baseAddress, key.count > 0 { self.key.copyMemory(from: base, byteCount: key.count) }
+      self.count = key.count
+      self.tail = ActionCache.tail(key)
+      self.action = action
+      self.next = next
+      self.nextAddress = next.map { UInt(bitPattern: Unmanaged.passUnretained($0).toOpaque()) } ?? 0
+      self.depth = (next?.depth ?? 0) + 1
+    }
+
+    deinit { key.deallocate() }
+
+    /// Whether this is the entry of `bytes`, whose `tail(_:)` is `tail`: the tail covers
+    /// keys up to 8 bytes; a longer key's other bytes are compared when the tails agree.
+    @inlinable package func matches(_ bytes: UnsafeRawBufferPointer, tail: UInt64) -> Bool {
+      count == bytes.count && self.tail == tail
+        && (count <= 8 || memcmp(key, bytes.baseAddress.unsafelyUnwrapped, count - 8) == 0)
+    }
+  }
+
   @usableFromInline package static var listLimit: Int { 8 }
   @usableFromInline package static var firstSlotCount: Int { 32 }
   @usableFromInline package static var slotCount: Int { 256 }
   @usableFromInline package static var maxKeyLength: Int { 96 }
-  /// The list (while the table is empty), then the table.
-  @usableFromInline package let cache = LockedValue<(list: [Entry], table: [Entry?])>(([], []))
+  /// The list's first node, retained by the cache, as an address (0: empty).
+  @usableFromInline package let head = Atomic<UInt>(0)
+  /// The table (empty until the list is full); its lock also serializes inserts.
+  @usableFromInline package let cache = LockedValue<[Entry?]>([])
 
-  /// Reserves the list's first two entries now: the first insert then allocates nothing, and
-  /// a process's first store finds the list's storage type here, not in its first send.
-  @usableFromInline package init() {
-    cache.withLock { $0.list.reserveCapacity(2) }
+  @usableFromInline package init() {}
+
+  deinit {
+    let address = head.load(ordering: .acquiring)
+    if address != 0 { Self.node(address).release() }
   }
 
   @inlinable
@@ -463,38 +526,85 @@ package final class ActionCache<Action: Sendable>: Sendable {
     return hash
   }
 
+  /// The last 8 bytes of `bytes` as one word (all of them, zero-padded, when fewer): keys of
+  /// the same length that differ there (`{"setCount":41}`, `{"setCount":42}`) are told apart
+  /// without a `memcmp`.
+  @inlinable @inline(__always)
+  package static func tail(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+    if bytes.count >= 8 { return bytes.loadUnaligned(fromByteOffset: bytes.count - 8, as: UInt64.self) }
+    var tail: UInt64 = 0
+    for byte in bytes { tail = tail << 8 | UInt64(byte) }
+    return tail
+  }
+
+  /// The action decoded from `bytes`, if cached: the list without a lock, then (when the list
+  /// is full) the table.
   @inlinable
-  package func lookup(_ bytes: UnsafeRawBufferPointer, hash: UInt64) -> Action? {
-    cache.withLock { cache in
-      if cache.table.isEmpty {
-        for entry in cache.list where entry.matches(bytes, hash: hash) { return entry.action }
-        return nil
+  package func lookup(_ bytes: UnsafeRawBufferPointer) -> Action? {
+    var hash: UInt64 = 0
+    return lookup(bytes, hash: &hash)
+  }
+
+  /// `lookup(_:)`, setting `hash` to the text's hash when it computed one (for `insert`).
+  @inlinable
+  package func lookup(_ bytes: UnsafeRawBufferPointer, hash: inout UInt64) -> Action? {
+    var address = head.load(ordering: .acquiring)
+    if address == 0 { return nil }
+    let full = Self.node(address)._withUnsafeGuaranteedRef { $0.depth >= Self.listLimit }
+    let tail = Self.tail(bytes)
+    repeat {
+      let (action, next): (Action?, UInt) = Self.node(address)._withUnsafeGuaranteedRef { node in
+        node.matches(bytes, tail: tail) ? (node.action, 0) : (nil, node.nextAddress)
       }
-      guard let entry = cache.table[Int(hash % UInt64(cache.table.count))], entry.matches(bytes, hash: hash)
+      if let action { return action }
+      address = next
+    } while address != 0
+    guard full else { return nil }
+    hash = Self.hash(bytes)
+    let hash = hash
+    return cache.withLock { table in
+      guard !table.isEmpty, let entry = table[Int(hash % UInt64(table.count))], entry.matches(bytes, hash: hash)
       else { return nil }
       return entry.action
     }
   }
 
+  /// The node at `address` (held by the list, which the cache holds: not retained here).
+  @inlinable @inline(__always)
+  package static func node(_ address: UInt) -> Unmanaged<Node> {
+    Unmanaged<Node>.fromOpaque(UnsafeRawPointer(bitPattern: address).unsafelyUnwrapped)
+  }
+
+  /// Caches `action` as the decoding of `bytes` (`hash`: the text's hash if `lookup` gave one;
+  /// 0: computed here if needed).
   @inlinable
-  package func insert(_ bytes: UnsafeRawBufferPointer, hash: UInt64, _ action: Action) {
-    let entry = Entry(key: Array(bytes), hash: hash, action: action)
-    cache.withLock { cache in
-      if cache.table.isEmpty {
-        if cache.list.count < Self.listLimit {
-          cache.list.append(entry)
-          return
+  package func insert(_ bytes: UnsafeRawBufferPointer, _ action: Action, hash: UInt64 = 0) {
+    cache.withLock { table in
+      let first = head.load(ordering: .relaxed)  // only changed under this lock
+      if first == 0 || Self.node(first).takeUnretainedValue().depth < Self.listLimit {
+        let tail = Self.tail(bytes)
+        var address = first
+        while address != 0 {
+          let node = Self.node(address).takeUnretainedValue()
+          if node.matches(bytes, tail: tail) { return }  // another thread cached it first
+          address = node.nextAddress
         }
-        cache.table = Array(repeating: nil, count: Self.firstSlotCount)
-        for old in cache.list { cache.table[Int(old.hash % UInt64(cache.table.count))] = old }
-        cache.list = []
+        let next = first == 0 ? nil : Self.node(first).takeUnretainedValue()
+        let node = Unmanaged.passRetained(Node(key: bytes, action: action, next: next))
+        // The new node keeps the old head alive; the cache's own reference to it goes.
+        head.store(UInt(bitPattern: node.toOpaque()), ordering: .releasing)
+        if first != 0 { Self.node(first).release() }
+        return
       }
-      while cache.table[Int(hash % UInt64(cache.table.count))] != nil, cache.table.count < Self.slotCount {
-        var grown = [Entry?](repeating: nil, count: cache.table.count * 2)
-        for case let old? in cache.table { grown[Int(old.hash % UInt64(grown.count))] = old }
-        cache.table = grown
+      let hash = hash != 0 ? hash : Self.hash(bytes)
+      let entry = Entry(key: Array(bytes), hash: hash, action: action)
+      if table.isEmpty { table = Array(repeating: nil, count: Self.firstSlotCount) }
+      while table[Int(hash % UInt64(table.count))] != nil, table.count < Self.slotCount {
+        var grown = [Entry?](repeating: nil, count: table.count * 2)
+        for case let old? in table { grown[Int(old.hash % UInt64(grown.count))] = old }
+        table = grown
       }
-      cache.table[Int(hash % UInt64(cache.table.count))] = entry
+      table[Int(hash % UInt64(table.count))] = entry
     }
   }
 }
@@ -684,16 +794,16 @@ where R: SendableMetatype, R.State: Codable & Sendable, R.Action: Codable & Send
   @inlinable
   package func send(_ json: UnsafeRawBufferPointer) throws(HostError) {
     let cacheable = json.count <= ActionCache<R.Action>.maxKeyLength
-    let hash = cacheable ? ActionCache<R.Action>.hash(json) : 0
+    var hash: UInt64 = 0  // set by a lookup that hashed the text, for the insert
     if cacheable {
       if let loggedActionCache {
         // A logging store: the log copies the action's JSON kept with it.
-        if let entry = loggedActionCache.lookup(json, hash: hash) {
+        if let entry = loggedActionCache.lookup(json, hash: &hash) {
           store.send(.host(entry.action, logged: entry.json))
           return
         }
-      } else if let action = actionCache.lookup(json, hash: hash) {
-        store.send(.host(action, logged: nil))
+      } else if let action = actionCache.lookup(json, hash: &hash) {
+        store.send(.host(consume action, logged: nil))
         return
       }
     }
@@ -706,11 +816,11 @@ where R: SendableMetatype, R.State: Codable & Sendable, R.Action: Codable & Send
     if cacheable {
       if let loggedActionCache {
         let logged = ActionLog.json(of: action)
-        loggedActionCache.insert(json, hash: hash, LoggedAction(action, json: logged))
+        loggedActionCache.insert(json, LoggedAction(action, json: logged), hash: hash)
         store.send(.host(action, logged: logged))
         return
       }
-      actionCache.insert(json, hash: hash, action)
+      actionCache.insert(json, action, hash: hash)
     }
     store.send(.host(action, logged: nil))
   }
@@ -741,9 +851,17 @@ where R: SendableMetatype, R.State: Codable & Sendable, R.Action: Codable & Send
       let json = try stateCache.json(state, version: version)
       return (json, json.count - 1, version)
     }
-    let reads = pointerReads
     // The JSON kept for a version is the JSON at that version: no need to read the state.
     let seen = store.version
+    // The repeated read: the cache as held by the store (not retained for the call).
+    let address = pointerReadsAddress.load(ordering: .acquiring)
+    if address != 0,
+      let json = Unmanaged<PointerReadCache>.fromOpaque(UnsafeRawPointer(bitPattern: address).unsafelyUnwrapped)
+        ._withUnsafeGuaranteedRef({ $0.json(pointer, version: seen) })
+    {
+      return (json, json.count, seen)
+    }
+    let reads = pointerReads
     let kept = reads.lookup(pointer, version: seen)
     if let json = kept?.json { return (json, json.count, seen) }
     let (state, version) = currentState()

@@ -472,6 +472,58 @@ static void test_concurrent_sends(void) {
     pthread_mutex_destroy(&sh.lock);
 }
 
+/* Texts the cache must keep apart: "increment" and "decrement" with 0-19 leading spaces, 40
+ * texts of two lengths each, so the store's action cache fills its lock-free list (8 entries)
+ * and its table while other threads read both. */
+typedef struct {
+    rk_store *store;
+    int seed, rounds;
+    long net;     /* increments minus decrements this thread sent */
+    int failures;
+} text_sender;
+
+static void *send_texts(void *arg) {
+    text_sender *t = (text_sender *)arg;
+    char action[64];
+    int i;
+    for (i = 0; i < t->rounds; i++) {
+        int v = (i * 7 + t->seed * 13) % 40;
+        int up = v < 20;
+        snprintf(action, sizeof action, "%*s\"%s\"", v % 20, "", up ? "increment" : "decrement");
+        if (rk_store_send(t->store, action) != RK_OK) t->failures++;
+        t->net += up ? 1 : -1;
+    }
+    return NULL;
+}
+
+static void test_concurrent_action_texts(void) {
+    text_sender senders[4];
+    pthread_t threads[4];
+    rk_store *s;
+    char expected[128];
+    long net = 0;
+    int i, rounds = rk_t_under_valgrind() ? 200 : 5000;
+    TEST("concurrent sends of 40 action texts from 4 threads: each decoded as itself");
+    s = CREATE("counter", TEST_CLOCK);
+    for (i = 0; i < 4; i++) {
+        senders[i].store = s;
+        senders[i].seed = i;
+        senders[i].rounds = rounds + i; /* the threads' nets differ */
+        senders[i].net = 0;
+        senders[i].failures = 0;
+        CHECK(pthread_create(&threads[i], NULL, send_texts, &senders[i]) == 0);
+    }
+    for (i = 0; i < 4; i++) {
+        pthread_join(threads[i], NULL);
+        CHECK(senders[i].failures == 0);
+        net += senders[i].net;
+    }
+    snprintf(expected, sizeof expected, "{\"count\":%ld,\"isTimerOn\":false}", net);
+    CHECK_STATE_JSON(s, expected);
+    CHECK(rk_t_version(s) == (uint64_t)(4 * rounds + 6));
+    rk_store_destroy(s);
+}
+
 /* Host sends race with an effect's actions (a live timer and facts): none is lost. */
 static void test_concurrent_with_effects(void) {
     shared sh;
@@ -558,6 +610,7 @@ int main(int argc, char **argv) {
     test_search();
     test_subscriptions();
     test_concurrent_sends();
+    test_concurrent_action_texts();
     test_concurrent_with_effects();
     test_concurrent_stores();
     RK_TEST_EXIT();

@@ -19,6 +19,10 @@ uintptr_t rk_shim_stack_lower_bound(void);
    0 in the original process. The first call installs the pthread_atfork handler that counts;
    rk_store_create calls it, so every store records the generation it was created in. */
 uint64_t rk_shim_fork_generation(void);
+/* The same count without installing the handler (no pthread_once): for a caller that knows
+   rk_shim_fork_generation() has been called in this process (the C ABI's handle lookup: every
+   live handle was made by a create that called it first). */
+uint64_t rk_shim_fork_generation_installed(void);
 
 /* Makes a pipe whose two ends are close-on-exec and non-blocking (atomically where the
    system can: pipe2). Returns 0, or -1 with errno set. */
