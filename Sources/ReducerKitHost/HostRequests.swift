@@ -97,7 +97,7 @@ struct RequestOutcomes {
 package final class HostRequests: @unchecked Sendable {
   // Safe: every `var` below is read and written only while holding `monitor`.
   /// Made on first use: a store whose effects never call the host pays nothing for it.
-  private let lazyMonitor = AtomicLazyReference<Condition>()
+  private let lazyMonitor = LazyReference<Condition>()
   private var monitor: Condition { lazyMonitor.load() ?? lazyMonitor.storeIfNil(Condition()) }
   private var pending: [UInt64: PendingRequest] = [:]
   private var outcomes = RequestOutcomes()
