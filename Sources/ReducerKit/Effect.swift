@@ -39,6 +39,13 @@ public struct Effect<Action> {
     @usableFromInline let id: UInt64
     @usableFromInline let priority: TaskPriority?
     @usableFromInline let operation: @Sendable (Send<Action>) async -> Void
+
+    @inlinable
+    init(id: UInt64, priority: TaskPriority?, operation: @escaping @Sendable (Send<Action>) async -> Void) {
+      self.id = id
+      self.priority = priority
+      self.operation = operation
+    }
   }
 
   @usableFromInline let operation: Operation
@@ -51,7 +58,7 @@ extension Effect.Operation: Sendable where Action: Sendable {}
 extension Effect.Run: Sendable where Action: Sendable {}
 
 /// Identity for `.run` effects, so two copies of one effect compare equal.
-private let runIdentity = Atomic<UInt64>(0)
+@usableFromInline let _runIdentity = Atomic<UInt64>(0)
 
 extension Effect {
   /// An effect that does nothing. The store skips it without allocating or starting a task.
@@ -75,6 +82,10 @@ extension Effect {
   ///   - handler: Called with any error `operation` throws (other than cancellation). Without a
   ///     handler the error goes to the store's ``DependencyValues/reportEffectError`` dependency:
   ///     it is never silently lost and never traps.
+  ///
+  /// Inlinable (as ``map(_:)``), so a reducer's effects are built by code specialized for its
+  /// action type: no generic metadata looked up per effect.
+  @inlinable
   public static func run(
     priority: TaskPriority? = nil,
     operation: @escaping @Sendable (_ send: Send<Action>) async throws -> Void,
@@ -84,11 +95,10 @@ extension Effect {
     line: UInt = #line,
     column: UInt = #column
   ) -> Self {
-    let location = EffectError.Location(fileID: "\(fileID)", line: line, column: column)
     return Self(
       operation: .run(
         Run(
-          id: runIdentity.wrappingAdd(1, ordering: .relaxed).newValue,
+          id: _runIdentity.wrappingAdd(1, ordering: .relaxed).newValue,
           priority: priority,
           operation: { send in
             do {
@@ -99,6 +109,8 @@ extension Effect {
               if let handler {
                 await handler(error, send)
               } else {
+                // Where the effect was made, as text only when it is needed.
+                let location = EffectError.Location(fileID: fileID, line: line, column: column)
                 EffectRuntime.report(EffectError(error: error, location: location))
               }
             }
@@ -145,6 +157,10 @@ extension Effect {
   /// ```swift
   /// Child().reduce(into: &state.child, action: childAction).map(Action.child)
   /// ```
+  ///
+  /// Inlinable, so a caller's `map` is specialized for its action types (every host store
+  /// maps each of its effects).
+  @inlinable
   public func map<T>(_ transform: @escaping @Sendable (Action) -> T) -> Effect<T> {
     switch operation {
     case .none:
@@ -264,12 +280,25 @@ public struct EffectError: Error, CustomStringConvertible {
     public var fileID: String
     public var line: UInt
     public var column: UInt
+
+    @usableFromInline
+    init(fileID: StaticString, line: UInt, column: UInt) {
+      self.fileID = "\(fileID)"
+      self.line = line
+      self.column = column
+    }
     public var description: String { "\(fileID):\(line):\(column)" }
   }
   /// The error the effect threw.
   public var error: any Error
   /// Where the `.run` effect was created.
   public var location: Location
+
+  @usableFromInline
+  init(error: any Error, location: Location) {
+    self.error = error
+    self.location = location
+  }
 
   public var description: String {
     "An Effect.run created at \(location) threw an error that no catch handler took: \(error)"

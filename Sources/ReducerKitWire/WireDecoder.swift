@@ -49,6 +49,14 @@ public struct WireDecoder: Sendable {
       defer { result.deallocate() }
       if _decodeSmallEnum(bytes, plan: plan, into: result) { return result.move() }
     }
+    if T.self == String.self, _wireCodecMode == .fast {
+      // A string at the root (a host endpoint's response, typically): taken from the parsed
+      // tree without the decoder. Anything else gets the decoder's own error.
+      var (value, depth) = try _parseJSON(bytes, maxDepth: maxDepth)
+      defer { if depth > _dismantleDepth { value._dismantle() } }
+      if case .string(let string) = value { return unsafeBitCast(string, to: T.self) }
+      return try decode(type, from: value)
+    }
     return try decodeParsing(type, from: bytes)
   }
 

@@ -32,7 +32,25 @@ public struct WireEncoder: Sendable {
 
   /// Encodes `value` as compact UTF-8 JSON.
   public func encode<T: Encodable>(_ value: T) throws(WireError) -> [UInt8] {
-    try withEncodedBytes(value) { $0.withMemoryRebound(to: UInt8.self) { Array($0) } }
+    if _wireCodecMode == .fast, let bytes = Self.encodeScalar(value) { return bytes }
+    return try withEncodedBytes(value) { $0.withMemoryRebound(to: UInt8.self) { Array($0) } }
+  }
+
+  /// The JSON of an `Int` or `String` value (a host endpoint's payload, typically), written
+  /// without the encoder (the same bytes: `WireScalarTests`); nil for any other type.
+  static func encodeScalar<T>(_ value: T) -> [UInt8]? {
+    if T.self == Int.self {
+      var out = _ByteBuffer(capacity: 24)
+      out.appendInt(Int64(unsafeBitCast(value, to: Int.self)))
+      return out.makeArray()
+    }
+    if T.self == String.self {
+      let string = unsafeBitCast(value, to: String.self)
+      var out = _ByteBuffer(capacity: string.utf8.count &+ 8)
+      out.appendJSONString(string)
+      return out.makeArray()
+    }
+    return nil
   }
 
   /// Encodes `value` as a compact JSON string.

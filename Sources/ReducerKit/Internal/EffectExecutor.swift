@@ -32,10 +32,12 @@ public final class _EffectDrain {
   static let limit = 32
 
   /// Jobs queued during the drain, in order; `next` is the first not yet run.
-  var jobs: [UnownedJob] = []
-  var next = 0
+  // `@exclusivity(unchecked)`: a drain is used by its own thread only, never re-entrantly
+  // (a nested `run` only calls its body; `enqueue` appends between jobs).
+  @exclusivity(unchecked) var jobs: [UnownedJob] = []
+  @exclusivity(unchecked) var next = 0
   /// Whether a drain is running on this thread (the object is kept per thread).
-  var running = false
+  @exclusivity(unchecked) var running = false
 
   static let key: pthread_key_t = {
     var key = pthread_key_t()
