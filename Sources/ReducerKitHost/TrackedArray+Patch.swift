@@ -55,3 +55,20 @@ extension TrackedArray: _PointerIndexable where Element: Encodable & Equatable {
     return withUnsafePointer(to: array.pointee[index]) { next(UnsafeRawPointer($0), &out) }
   }
 }
+
+extension TrackedArray: _WireRunStorage {
+  package typealias _WireRunElement = Element
+
+  /// Each leaf (`WireEncoder.encode(_:reusing:)` writes a state a leaf at a time).
+  package static func _forEachWireRun(
+    of pointer: UnsafeRawPointer, _ body: (UnsafeRawPointer, Int, AnyObject) throws -> Void
+  ) rethrows {
+    try pointer.assumingMemoryBound(to: Self.self).pointee._forEachLeaf { leaf in
+      try leaf.withUnsafeBufferPointer { elements in
+        guard let base = elements.baseAddress, !elements.isEmpty else { return }
+        // A `ContiguousArray` is one reference, to the storage that holds its elements.
+        try body(UnsafeRawPointer(base), elements.count, unsafeBitCast(leaf, to: AnyObject.self))
+      }
+    }
+  }
+}

@@ -265,6 +265,15 @@ extension TrackedArray: Encodable where Element: Encodable {
   }
 }
 
+extension TrackedArray {
+  /// Calls `body` with each leaf of the storage (up to 32 elements in one `ContiguousArray`),
+  /// in order: the wire encoder writes a whole state a leaf at a time through its run cache.
+  @_spi(Host) @inlinable
+  public func _forEachLeaf(_ body: (ContiguousArray<Element>) throws -> Void) rethrows {
+    try vector.forEachLeaf(body)
+  }
+}
+
 extension TrackedArray: Decodable where Element: Decodable {
   /// Decodes an array (a repeated id is kept: lookups by id find its first element).
   public init(from decoder: any Decoder) throws {
