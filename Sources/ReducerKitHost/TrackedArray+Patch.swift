@@ -40,9 +40,19 @@ extension TrackedArray: _PatchDiffable where Element: Encodable & Equatable {
     return .found(.value(self[index]))
   }
 
-  /// The element at the index read in place (`CompiledPointer`).
+  /// The element at the index read in place (`CompiledPointer`): found by its address
+  /// (`_elementLayout`, loads only: no generic code, so no type metadata lookups per read), or
+  /// through the subscript when the layout's checks fail.
   package static func _compileChild(_ segments: ArraySlice<String>) -> _PointerCompilation {
-    _compileElement(Self.self, segments, element: Element.self)
+    guard let layout = _elementLayout() else { return _compileElement(Self.self, segments, element: Element.self) }
+    // Indices as `Navigator` reads them (anything else names no element; it says so).
+    guard let segment = segments.first, let index = JSONPointer.arrayIndex(segment) else { return .never }
+    let inner = _compilePointer(Element.self, segments.dropFirst())
+    guard case .reader(let next) = inner else { return inner }
+    return .reader { pointer, out in
+      guard let element = layout.elementAddress(in: pointer, at: index) else { return false }
+      return next(element, &out)
+    }
   }
 }
 
