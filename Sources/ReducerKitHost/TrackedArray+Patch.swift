@@ -69,15 +69,26 @@ extension TrackedArray: _PointerIndexable where Element: Encodable & Equatable {
 extension TrackedArray: _WireRunStorage {
   package typealias _WireRunElement = Element
 
-  /// Each leaf (`WireEncoder.encode(_:reusing:)` writes a state a leaf at a time).
+  /// The element layout (`_elementLayout()`), when its checks pass.
+  package static func _wireRunContext() -> Any? { _elementLayout() }
+
+  /// Each leaf (`WireEncoder.encode(_:reusing:)` writes a state a leaf at a time): walked by
+  /// address with the layout (loads only: no generic code, no reference counting), else
+  /// through the vector.
   package static func _forEachWireRun(
-    of pointer: UnsafeRawPointer, _ body: (UnsafeRawPointer, Int, AnyObject) throws -> Void
+    of pointer: UnsafeRawPointer, context: Any?, _ body: (UnsafeRawPointer, Int, Unmanaged<AnyObject>) throws -> Void
   ) rethrows {
+    if let layout = context as? _TrackedArrayLayout {
+      try layout.forEachLeaf(in: pointer) { storage, first, count in
+        try body(first, count, Unmanaged.fromOpaque(storage))
+      }
+      return
+    }
     try pointer.assumingMemoryBound(to: Self.self).pointee._forEachLeaf { leaf in
       try leaf.withUnsafeBufferPointer { elements in
         guard let base = elements.baseAddress, !elements.isEmpty else { return }
         // A `ContiguousArray` is one reference, to the storage that holds its elements.
-        try body(UnsafeRawPointer(base), elements.count, unsafeBitCast(leaf, to: AnyObject.self))
+        try body(UnsafeRawPointer(base), elements.count, Unmanaged.passUnretained(unsafeBitCast(leaf, to: AnyObject.self)))
       }
     }
   }

@@ -66,8 +66,8 @@ import Testing
   }
 
   /// A `TrackedArray` element step reads by address (`_elementLayout`, loads only): the
-  /// element at every index of arrays of one, two and three levels, nothing out of range,
-  /// and an element type aligned to 16 bytes.
+  /// element at every index of arrays of one to four levels, nothing out of range, each leaf
+  /// in order (`forEachLeaf`), and an element type aligned to 16 bytes.
   @Test func trackedArrayElementsAreReadByAddress() throws {
     struct Wide: Identifiable, Equatable {
       var id: Int
@@ -87,6 +87,15 @@ import Testing
           for i in [count, count + 1, -1, Int.min, Int.max] {
             #expect(layout.elementAddress(in: base, at: i) == nil, "\(E.self) count \(count) index \(i)")
           }
+          // The leaves in order (the whole-state encode walks them so): every element once.
+          var walked: [E] = []
+          var leaves = 0
+          layout.forEachLeaf(in: base) { _, first, n in
+            leaves += 1
+            walked += UnsafeBufferPointer(start: first.assumingMemoryBound(to: E.self), count: n)
+          }
+          #expect(walked == Array(array), "\(E.self) count \(count)")
+          #expect(leaves == (count + 31) / 32, "\(E.self) count \(count)")
         }
       }
     }

@@ -407,9 +407,10 @@ final class _IDIndex<ID: Hashable>: @unchecked Sendable {
 
 // MARK: - Element addresses without generic code
 
-/// Where an element of a `TrackedArray<Element>` is in memory, for one element type: reads an
-/// element's address with loads only (no generic code, so no type metadata lookups per read:
-/// a compiled JSON Pointer read after each change, `rk_store_get`). Made by
+/// Where an element of a `TrackedArray<Element>` is in memory, for one element type: finds an
+/// element's address, or walks the leaves, with loads only (no generic code, so no type
+/// metadata lookups and no reference counting: a compiled JSON Pointer read after each change,
+/// `rk_store_get`; the whole-state encode through a run cache). Made by
 /// `TrackedArray._elementLayout()`, which checks every offset it uses on values it builds.
 @_spi(Host) public struct _TrackedArrayLayout: Sendable {
   let vector: Int
@@ -422,6 +423,8 @@ final class _IDIndex<ID: Hashable>: @unchecked Sendable {
   /// In an array's storage object: the first element (of the elements, of the children).
   let firstElement: Int
   let firstChild: Int
+  /// In an array's storage object: its count.
+  let arrayCount: Int
   let stride: Int
 
   /// The address of element `index` of the array at `array` (a `TrackedArray` of the
@@ -442,6 +445,34 @@ final class _IDIndex<ID: Hashable>: @unchecked Sendable {
     }
     let elements = node.load(fromByteOffset: nodeElements, as: UnsafeRawPointer.self)
     return elements + (firstElement &+ (index & mask) &* stride)
+  }
+
+  /// Calls `body` with each non-empty leaf of the array at `array`, in order: its storage
+  /// object, the address of its first element, and its count (valid while the array is).
+  public func forEachLeaf(
+    in array: UnsafeRawPointer, _ body: (UnsafeRawPointer, UnsafeRawPointer, Int) throws -> Void
+  ) rethrows {
+    let vector = array + self.vector
+    guard let root = vector.load(fromByteOffset: root, as: UnsafeRawPointer?.self) else { return }
+    try forEachLeaf(root, level: vector.load(fromByteOffset: shift, as: Int.self), body)
+  }
+
+  func forEachLeaf(
+    _ node: UnsafeRawPointer, level: Int, _ body: (UnsafeRawPointer, UnsafeRawPointer, Int) throws -> Void
+  ) rethrows {
+    if level == 0 {
+      let elements = node.load(fromByteOffset: nodeElements, as: UnsafeRawPointer.self)
+      let count = elements.load(fromByteOffset: arrayCount, as: Int.self)
+      if count > 0 { try body(elements, elements + firstElement, count) }
+      return
+    }
+    let children = node.load(fromByteOffset: nodeChildren, as: UnsafeRawPointer.self)
+    let count = children.load(fromByteOffset: arrayCount, as: Int.self)
+    for i in 0..<count {
+      let child = children.load(
+        fromByteOffset: firstChild &+ i &* MemoryLayout<UnsafeRawPointer>.stride, as: UnsafeRawPointer.self)
+      try forEachLeaf(child, level: level &- _PersistentVector<Never>.bits, body)
+    }
   }
 }
 
@@ -480,9 +511,16 @@ extension TrackedArray {
       address(inner).load(fromByteOffset: nodeChildren, as: UnsafeRawPointer.self)
         .load(fromByteOffset: firstChild, as: UnsafeRawPointer.self) == address(leaf)
     else { return nil }
+    // An array's count: the word after the object header (1 child, 0 elements; the next
+    // word holds the capacities, at least 1).
+    let arrayCount = header
+    guard childStorage.load(fromByteOffset: arrayCount, as: Int.self) == 1,
+      elementStorage.load(fromByteOffset: arrayCount, as: Int.self) == 0,
+      childStorage.load(fromByteOffset: arrayCount + MemoryLayout<Int>.stride, as: Int.self) != 1
+    else { return nil }
     let layout = _TrackedArrayLayout(
       vector: vector, root: root, count: count, shift: shift, nodeElements: nodeElements, nodeChildren: nodeChildren,
-      firstElement: firstElement, firstChild: firstChild, stride: MemoryLayout<Element>.stride)
+      firstElement: firstElement, firstChild: firstChild, arrayCount: arrayCount, stride: MemoryLayout<Element>.stride)
     return withExtendedLifetime((leaf, inner)) { layout }
   }
 }

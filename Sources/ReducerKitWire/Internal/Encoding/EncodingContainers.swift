@@ -271,7 +271,7 @@ struct _UnkeyedEncoder: UnkeyedEncodingContainer {
         guard let base = elements.baseAddress, !elements.isEmpty else { return false }
         try impl.encodeRun(
           UnsafeRawPointer(base), count: elements.count, stride: MemoryLayout<S.Element>.stride,
-          owner: unsafeBitCast(sequence, to: AnyObject.self),  // a `ContiguousArray`: its storage
+          owner: Unmanaged.passUnretained(unsafeBitCast(sequence, to: AnyObject.self)),  // a `ContiguousArray`: its storage
           plan, frame: frame, id: id, table: table)
         return true
       }) == true

@@ -62,7 +62,7 @@ package final class WireRunCache: Sendable {
     let maxBytes: Int
     /// Value types met by `encodeThrough` and whether they store their elements in runs
     /// (`_WireRunStorage`; asked once per type: a conformance check is a lookup). Bounded.
-    @exclusivity(unchecked) var storageTypes: [(id: ObjectIdentifier, type: (any _WireRunStorage.Type)?)] = []
+    @exclusivity(unchecked) var storageTypes: [(id: ObjectIdentifier, type: (any _WireRunStorage.Type)?, context: Any?)] = []
 
     init(explicitNulls: Bool, maxBytes: Int) {
       self.explicitNulls = explicitNulls
@@ -135,19 +135,21 @@ package final class WireRunCache: Sendable {
       fresh.append(run)
     }
 
-    /// Whether values of `T` store their elements in runs: the conforming type, or nil.
+    /// Whether values of `T` store their elements in runs: the conforming type and its
+    /// `_wireRunContext()`, or nil.
     @inline(__always)
-    func storageType<T>(_: T.Type) -> (any _WireRunStorage.Type)? {
+    func storageType<T>(_: T.Type) -> (any _WireRunStorage.Type, Any?)? {
       let id = ObjectIdentifier(T.self)
-      for entry in storageTypes where entry.id == id { return entry.type }
+      for entry in storageTypes where entry.id == id { return entry.type.map { ($0, entry.context) } }
       return settleStorageType(T.self)
     }
 
     @inline(never)
-    func settleStorageType<T>(_: T.Type) -> (any _WireRunStorage.Type)? {
+    func settleStorageType<T>(_: T.Type) -> (any _WireRunStorage.Type, Any?)? {
       let type = T.self as? any _WireRunStorage.Type
-      if storageTypes.count < 16 { storageTypes.append((ObjectIdentifier(T.self), type)) }
-      return type
+      let context = type?._wireRunContext()
+      if storageTypes.count < 16 { storageTypes.append((ObjectIdentifier(T.self), type, context)) }
+      return type.map { ($0, context) }
     }
 
     /// After a successful encode: this encode's runs are the ones kept.
@@ -234,9 +236,9 @@ extension _EncoderImpl {
   /// Writes the `count` (at least one) elements at `base`, `stride` bytes apart, as array
   /// elements of the frame (`frame`, `id`) by `plan`, copying their bytes from `table` when it
   /// kept them, else writing them and keeping them there with `owner` (the storage object of
-  /// the `ContiguousArray` they are in). The bytes are those the elements would be written as one by one.
+  /// the `ContiguousArray` they are in, alive during the call; referenced only when kept). The bytes are those the elements would be written as one by one.
   func encodeRun(
-    _ base: UnsafeRawPointer, count: Int, stride: Int, owner: AnyObject, _ plan: Unmanaged<_DirectPlan>,
+    _ base: UnsafeRawPointer, count: Int, stride: Int, owner: Unmanaged<AnyObject>, _ plan: Unmanaged<_DirectPlan>,
     frame: Int, id: UInt32, table: WireRunCache.Table
   ) throws {
     _ = try beginElement(frame, id)
@@ -253,7 +255,8 @@ extension _EncoderImpl {
         writeInfallible(plan, base + i &* stride)
       }
     }
-    table.keep(WireRunCache.Table.Run(key: base, owner: owner, bytes: Array(out.bytes[start..<out.count])))
+    table.keep(
+      WireRunCache.Table.Run(key: base, owner: owner.takeUnretainedValue(), bytes: Array(out.bytes[start..<out.count])))
   }
 }
 
@@ -264,12 +267,17 @@ extension _EncoderImpl {
 /// wrote before: one call per value, no `Encoder` containers, no per-run generic calls.
 package protocol _WireRunStorage {
   associatedtype _WireRunElement
+  /// What `_forEachWireRun` needs to know about this type, worked out once per cache (nil:
+  /// nothing).
+  static func _wireRunContext() -> Any?
   /// Calls `body` with each non-empty run of the value at `pointer` (a value of this type), in
   /// order: the address of its first element, its count, and the storage object of the
-  /// `ContiguousArray` holding it (while referenced, that storage is neither freed nor
-  /// written in place).
+  /// `ContiguousArray` holding it (unretained: the value holds it during the call; while
+  /// referenced, that storage is neither freed nor written in place). `context` is what
+  /// `_wireRunContext()` returned.
   static func _forEachWireRun(
-    of pointer: UnsafeRawPointer, _ body: (UnsafeRawPointer, Int, AnyObject) throws -> Void
+    of pointer: UnsafeRawPointer, context: Any?,
+    _ body: (UnsafeRawPointer, Int, Unmanaged<AnyObject>) throws -> Void
   ) rethrows
 }
 
@@ -280,12 +288,14 @@ extension _EncoderImpl {
   /// written nothing, for any other value.
   @inline(__always)
   func encodeStoredRuns<T>(_ value: T, table: WireRunCache.Table) throws -> Bool {
-    guard let storage = table.storageType(T.self), frames.count == slotBase, out.count == slotStart else { return false }
-    return try withUnsafePointer(to: value) { try encodeStoredRuns(storage, UnsafeRawPointer($0), table) }
+    guard let (storage, context) = table.storageType(T.self), frames.count == slotBase, out.count == slotStart else {
+      return false
+    }
+    return try withUnsafePointer(to: value) { try encodeStoredRuns(storage, context, UnsafeRawPointer($0), table) }
   }
 
   func encodeStoredRuns<R: _WireRunStorage>(
-    _: R.Type, _ pointer: UnsafeRawPointer, _ table: WireRunCache.Table
+    _: R.Type, _ context: Any?, _ pointer: UnsafeRawPointer, _ table: WireRunCache.Table
   ) throws -> Bool {
     guard let plan = trustedPlan(R._WireRunElement.self), plan._withUnsafeGuaranteedRef({ $0.infallible }) else {
       return false
@@ -293,7 +303,7 @@ extension _EncoderImpl {
     append(UInt8(ascii: "["))
     let (frame, id) = pushFrame(.array)
     let stride = MemoryLayout<R._WireRunElement>.stride
-    try R._forEachWireRun(of: pointer) { base, count, owner in
+    try R._forEachWireRun(of: pointer, context: context) { base, count, owner in
       try encodeRun(base, count: count, stride: stride, owner: owner, plan, frame: frame, id: id, table: table)
     }
     return true
