@@ -48,9 +48,19 @@ extension TrackedArray: _PatchDiffable where Element: Encodable & Equatable {
     return .found(.value(self[index]))
   }
 
-  /// The element at the index read in place (`CompiledPointer`).
+  /// The element at the index read in place (`CompiledPointer`): found by its address
+  /// (`_elementLayout`, loads only: no generic code, so no type metadata lookups per read), or
+  /// through the subscript when the layout's checks fail.
   package static func _compileChild(_ segments: ArraySlice<String>) -> _PointerCompilation {
-    _compileElement(Self.self, segments, element: Element.self)
+    guard let layout = _elementLayout() else { return _compileElement(Self.self, segments, element: Element.self) }
+    // Indices as `Navigator` reads them (anything else names no element; it says so).
+    guard let segment = segments.first, let index = JSONPointer.arrayIndex(segment) else { return .never }
+    let inner = _compilePointer(Element.self, segments.dropFirst())
+    guard case .reader(let next) = inner else { return inner }
+    return .reader { pointer, out in
+      guard let element = layout.elementAddress(in: pointer, at: index) else { return false }
+      return next(element, &out)
+    }
   }
 }
 
@@ -61,5 +71,33 @@ extension TrackedArray: _PointerIndexable where Element: Encodable & Equatable {
     let array = pointer.assumingMemoryBound(to: Self.self)
     guard index < array.pointee.count else { return false }
     return withUnsafePointer(to: array.pointee[index]) { next(UnsafeRawPointer($0), &out) }
+  }
+}
+
+extension TrackedArray: _WireRunStorage {
+  package typealias _WireRunElement = Element
+
+  /// The element layout (`_elementLayout()`), when its checks pass.
+  package static func _wireRunContext() -> Any? { _elementLayout() }
+
+  /// Each leaf (`WireEncoder.encode(_:reusing:)` writes a state a leaf at a time): walked by
+  /// address with the layout (loads only: no generic code, no reference counting), else
+  /// through the vector.
+  package static func _forEachWireRun(
+    of pointer: UnsafeRawPointer, context: Any?, _ body: (UnsafeRawPointer, Int, Unmanaged<AnyObject>) throws -> Void
+  ) rethrows {
+    if let layout = context as? _TrackedArrayLayout {
+      try layout.forEachLeaf(in: pointer) { storage, first, count in
+        try body(first, count, Unmanaged.fromOpaque(storage))
+      }
+      return
+    }
+    try pointer.assumingMemoryBound(to: Self.self).pointee._forEachLeaf { leaf in
+      try leaf.withUnsafeBufferPointer { elements in
+        guard let base = elements.baseAddress, !elements.isEmpty else { return }
+        // A `ContiguousArray` is one reference, to the storage that holds its elements.
+        try body(UnsafeRawPointer(base), elements.count, Unmanaged.passUnretained(unsafeBitCast(leaf, to: AnyObject.self)))
+      }
+    }
   }
 }

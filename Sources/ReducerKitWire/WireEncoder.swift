@@ -90,27 +90,49 @@ public struct WireEncoder: Sendable {
       if nulTerminated { bytes.append(0) }
       return bytes
     }
-    let impl = _EncoderImpl()
-    impl.explicitNulls = explicitNulls
-    impl.runs = table
-    impl.out.reserve(table.lastSize &+ 16)
-    defer { withExtendedLifetime(impl) {} }
-    do {
-      try impl.encodeRoot(value)
-    } catch {
+    // Written straight into the array that is returned (a state's JSON is kept and copied
+    // out from there: a copy of the whole fewer), with room for a little growth; a value
+    // that outgrows it moves to memory of its own and is copied into a new array.
+    let terminator = nulTerminated ? 1 : 0
+    let capacity = table.lastSize &+ table.lastSize / 8 &+ 64 &+ terminator
+    var failure: WireError?
+    var outgrown: [UInt8]?
+    var bytes = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
+      count = 0
+      let impl = _EncoderImpl(out: _ByteBuffer(borrowing: buffer.baseAddress.unsafelyUnwrapped, capacity: buffer.count))
+      impl.explicitNulls = explicitNulls
+      impl.runs = table
+      // Then off this memory, which the array owns from here on (an `Encoder` kept by
+      // misbehaving `encode(to:)` code writes into a buffer of its own).
+      defer { impl.out = _ByteBuffer(capacity: 0) }
+      do {
+        try impl.encodeRoot(value)
+      } catch {
+        failure = _wireError(fromEncoding: error)
+        return
+      }
+      impl.runs = nil
+      let written = impl.out.count
+      if impl.out.isBorrowing && written &+ terminator <= buffer.count {
+        if nulTerminated { buffer[written] = 0 }
+        count = written &+ terminator
+      } else {
+        let bytes = impl.out.bytes
+        outgrown = [UInt8](unsafeUninitializedCapacity: written &+ terminator) { outgrown, count in
+          if let base = bytes.baseAddress { outgrown.baseAddress.unsafelyUnwrapped.initialize(from: base, count: written) }
+          if nulTerminated { outgrown[written] = 0 }
+          count = written &+ terminator
+        }
+      }
+    }
+    if let failure {
       table.discardUsed()
       cache.putBack(table)
-      throw _wireError(fromEncoding: error)
+      throw failure
     }
-    impl.runs = nil
-    table.finish(size: impl.out.count)
+    if let outgrown { bytes = outgrown }
+    table.finish(size: bytes.count &- terminator)
     cache.putBack(table)
-    let written = impl.out.bytes
-    let bytes = [UInt8](unsafeUninitializedCapacity: written.count + (nulTerminated ? 1 : 0)) { buffer, count in
-      if let base = written.baseAddress { buffer.baseAddress!.initialize(from: base, count: written.count) }
-      if nulTerminated { buffer[written.count] = 0 }
-      count = buffer.count
-    }
     if _wireCodecMode == .crossCheck {
       let fast = nulTerminated ? Array(bytes.dropLast()) : bytes
       _requireAgreement(

@@ -1,5 +1,5 @@
 import Foundation
-import ReducerKit
+@_spi(Host) import ReducerKit
 @testable import ReducerKitHost
 @testable import ReducerKitWire
 import Testing
@@ -63,6 +63,52 @@ import Testing
     }
     // Most compiled pointers name a value most of the time (the test reads, not only refuses).
     #expect(compiledReads > (fastPaths ? 200 * 5 : -1))
+  }
+
+  /// A `TrackedArray` element step reads by address (`_elementLayout`, loads only): the
+  /// element at every index of arrays of one to four levels, nothing out of range, each leaf
+  /// in order (`forEachLeaf`), and an element type aligned to 16 bytes.
+  @Test func trackedArrayElementsAreReadByAddress() throws {
+    struct Wide: Identifiable, Equatable {
+      var id: Int
+      var vector: SIMD4<Float>
+    }
+    func check<E: Identifiable & Equatable>(_ make: (Int) -> E) throws {
+      let layout = try #require(TrackedArray<E>._elementLayout())
+      for count in [0, 1, 31, 32, 33, 1_024, 1_025, 1_100, 33_000] {
+        let array = TrackedArray((0..<count).map(make))
+        withUnsafePointer(to: array) { pointer in
+          let base = UnsafeRawPointer(pointer)
+          for i in Set([0, 1, 31, 32, count / 2, count - 1, count - 2].filter { $0 >= 0 && $0 < count })
+            .union(count <= 1_100 ? Set(0..<count) : []) {
+            let element = layout.elementAddress(in: base, at: i)?.assumingMemoryBound(to: E.self).pointee
+            #expect(element == array[i], "\(E.self) count \(count) index \(i)")
+          }
+          for i in [count, count + 1, -1, Int.min, Int.max] {
+            #expect(layout.elementAddress(in: base, at: i) == nil, "\(E.self) count \(count) index \(i)")
+          }
+          // The leaves in order (the whole-state encode walks them so): every element once.
+          var walked: [E] = []
+          var leaves = 0
+          layout.forEachLeaf(in: base) { _, first, n in
+            leaves += 1
+            walked += UnsafeBufferPointer(start: first.assumingMemoryBound(to: E.self), count: n)
+          }
+          #expect(walked == Array(array), "\(E.self) count \(count)")
+          #expect(leaves == (count + 31) / 32, "\(E.self) count \(count)")
+        }
+      }
+    }
+    try check { Item(id: $0, name: "n\($0)") }
+    try check { Wide(id: $0, vector: SIMD4(Float($0), 1, 2, 3)) }
+    #expect(MemoryLayout<Wide>.alignment == 16)
+    // Compiled reads of a deep array are `Navigator`'s bytes.
+    var doc = Doc()
+    for i in 0..<1_100 { doc.tracked.append(Item(id: i, name: "t\(i)")) }
+    for segments in [["tracked", "0", "name"], ["tracked", "1099", "id"], ["tracked", "1024"], ["tracked", "1100"]] {
+      let (read, reference, isCompiled) = Self.both(doc, segments)
+      if isCompiled { #expect(read == reference, "\(segments)") }
+    }
   }
 
   /// The fast string writer writes what the byte-by-byte one writes, for every byte.

@@ -104,6 +104,62 @@ import Testing
     }
   }
 
+  /// Two `TrackedArray`s in one value: when the first gains leaves, the second's runs come
+  /// later than they did; they are found by address (one a place away, or through the table
+  /// built on the second miss) and copied, with the same bytes as a plain encode.
+  @Test func runsThatMovedAreFoundAndCopied() throws {
+    struct Pair: Encodable {
+      var a: Todos.State
+      var b: Todos.State
+    }
+    func plain(_ pair: Pair) throws -> [UInt8] { try WireEncoder(explicitNulls: true).encode(pair) }
+    var pair = Pair(
+      a: Todos.State(todos: (0..<64).map { Todo(id: $0, title: "a\($0)") }),
+      b: Todos.State(todos: (0..<320).map { Todo(id: $0, title: "b\($0)") }))
+    let cache = WireRunCache()
+    for _ in 0..<20 { #expect(try WireEncoder(explicitNulls: true).encode(pair, reusing: cache) == plain(pair)) }
+    // One leaf more before `b`'s 10: each of them is one place later.
+    pair.a.todos.append(Todo(id: 64, title: "a64"))
+    #expect(try WireEncoder(explicitNulls: true).encode(pair, reusing: cache) == plain(pair))
+    if _wireFastPaths { #expect(cache.lastEncode == (reused: 12, written: 1), "\(cache.lastEncode)") }
+    // Its last leaf filled and two more: three runs written (the first of them taken for one
+    // written since, the next two looked up in the table), `b`'s found by address.
+    for id in 65..<129 { pair.a.todos.append(Todo(id: id, title: "a\(id)")) }
+    #expect(try WireEncoder(explicitNulls: true).encode(pair, reusing: cache) == plain(pair))
+    if _wireFastPaths { #expect(cache.lastEncode == (reused: 12, written: 3), "\(cache.lastEncode)") }
+    // Five places earlier: the first found nowhere near is written again.
+    pair.a = Todos.State()
+    #expect(try WireEncoder(explicitNulls: true).encode(pair, reusing: cache) == plain(pair))
+    if _wireFastPaths { #expect(cache.lastEncode == (reused: 9, written: 1), "\(cache.lastEncode)") }
+    let other = Pair(a: Todos.State(todos: [Todo(id: 1, title: "x")]), b: Todos.State())
+    #expect(try WireEncoder(explicitNulls: true).encode(other, reusing: cache) == plain(other))
+    #expect(try WireEncoder(explicitNulls: true).encode(pair, reusing: cache) == plain(pair))
+  }
+
+  /// A value that outgrows the room reserved from the last encode's size (the bytes move
+  /// to memory of their own), with and without the NUL; and a cache whose bound holds only
+  /// a few runs keeps no more, writing the rest each time.
+  @Test func outgrownBuffersAndABoundedCache() throws {
+    let cache = WireRunCache()
+    let small = Todos.State(todos: [Todo(id: 0, title: "t")])
+    var big = Todos.State(todos: (0..<1_000).map { Todo(id: $0, title: "todo \($0)") })
+    for nul in [true, false] {
+      #expect(try WireEncoder(explicitNulls: true).encode(small, reusing: cache, nulTerminated: nul) == plain(small) + (nul ? [0] : []))
+      #expect(try WireEncoder(explicitNulls: true).encode(big, reusing: cache, nulTerminated: nul) == plain(big) + (nul ? [0] : []))
+    }
+    // A leaf of these todos is at least 32 x 44 bytes (`{"id":0,"title":"todo 0","isComplete":false}`)
+    // + 31 commas: this bound holds 4 of them at most.
+    let bounded = WireRunCache(maxBytes: 4 * (32 * 44 + 31))
+    var reused = 0
+    for step in 0..<40 {
+      big.todos[id: (step * 97) % 1_000]?.isComplete.toggle()
+      #expect(try WireEncoder(explicitNulls: true).encode(big, reusing: bounded) == plain(big), "step \(step)")
+      #expect(bounded.lastEncode.reused <= 4, "step \(step): \(bounded.lastEncode)")
+      reused += bounded.lastEncode.reused
+    }
+    if _wireFastPaths { #expect(reused > 0) }
+  }
+
   /// Several threads encoding with one cache (a store read from several threads): each gets
   /// its own value's bytes; an encode that finds the cache in use encodes without it.
   @Test func concurrentEncodesWithOneCache() throws {

@@ -265,6 +265,15 @@ extension TrackedArray: Encodable where Element: Encodable {
   }
 }
 
+extension TrackedArray {
+  /// Calls `body` with each leaf of the storage (up to 32 elements in one `ContiguousArray`),
+  /// in order: the wire encoder writes a whole state a leaf at a time through its run cache.
+  @_spi(Host) @inlinable
+  public func _forEachLeaf(_ body: (ContiguousArray<Element>) throws -> Void) rethrows {
+    try vector.forEachLeaf(body)
+  }
+}
+
 extension TrackedArray: Decodable where Element: Decodable {
   /// Decodes an array (a repeated id is kept: lookups by id find its first element).
   public init(from decoder: any Decoder) throws {
@@ -393,5 +402,125 @@ final class _IDIndex<ID: Hashable>: @unchecked Sendable {
     guard generation == from else { return }
     change(&positions)
     generation = to
+  }
+}
+
+// MARK: - Element addresses without generic code
+
+/// Where an element of a `TrackedArray<Element>` is in memory, for one element type: finds an
+/// element's address, or walks the leaves, with loads only (no generic code, so no type
+/// metadata lookups and no reference counting: a compiled JSON Pointer read after each change,
+/// `rk_store_get`; the whole-state encode through a run cache). Made by
+/// `TrackedArray._elementLayout()`, which checks every offset it uses on values it builds.
+@_spi(Host) public struct _TrackedArrayLayout: Sendable {
+  let vector: Int
+  let root: Int
+  let count: Int
+  let shift: Int
+  /// In a node object: its `elements` and `children` references.
+  let nodeElements: Int
+  let nodeChildren: Int
+  /// In an array's storage object: the first element (of the elements, of the children).
+  let firstElement: Int
+  let firstChild: Int
+  /// In an array's storage object: its count.
+  let arrayCount: Int
+  let stride: Int
+
+  /// The address of element `index` of the array at `array` (a `TrackedArray` of the
+  /// layout's element type), valid while that array is; nil when out of range.
+  public func elementAddress(in array: UnsafeRawPointer, at index: Int) -> UnsafeRawPointer? {
+    let vector = array + self.vector
+    guard index >= 0, index < vector.load(fromByteOffset: count, as: Int.self),
+      var node = vector.load(fromByteOffset: root, as: UnsafeRawPointer?.self)
+    else { return nil }
+    var level = vector.load(fromByteOffset: shift, as: Int.self)
+    let mask = _PersistentVector<Never>.mask
+    while level > 0 {
+      let children = node.load(fromByteOffset: nodeChildren, as: UnsafeRawPointer.self)
+      node = children.load(
+        fromByteOffset: firstChild &+ ((index &>> level) & mask) &* MemoryLayout<UnsafeRawPointer>.stride,
+        as: UnsafeRawPointer.self)
+      level &-= _PersistentVector<Never>.bits
+    }
+    let elements = node.load(fromByteOffset: nodeElements, as: UnsafeRawPointer.self)
+    return elements + (firstElement &+ (index & mask) &* stride)
+  }
+
+  /// Calls `body` with each non-empty leaf of the array at `array`, in order: its storage
+  /// object, the address of its first element, and its count (valid while the array is).
+  public func forEachLeaf(
+    in array: UnsafeRawPointer, _ body: (UnsafeRawPointer, UnsafeRawPointer, Int) throws -> Void
+  ) rethrows {
+    let vector = array + self.vector
+    guard let root = vector.load(fromByteOffset: root, as: UnsafeRawPointer?.self) else { return }
+    try forEachLeaf(root, level: vector.load(fromByteOffset: shift, as: Int.self), body)
+  }
+
+  func forEachLeaf(
+    _ node: UnsafeRawPointer, level: Int, _ body: (UnsafeRawPointer, UnsafeRawPointer, Int) throws -> Void
+  ) rethrows {
+    if level == 0 {
+      let elements = node.load(fromByteOffset: nodeElements, as: UnsafeRawPointer.self)
+      let count = elements.load(fromByteOffset: arrayCount, as: Int.self)
+      if count > 0 { try body(elements, elements + firstElement, count) }
+      return
+    }
+    let children = node.load(fromByteOffset: nodeChildren, as: UnsafeRawPointer.self)
+    let count = children.load(fromByteOffset: arrayCount, as: Int.self)
+    for i in 0..<count {
+      let child = children.load(
+        fromByteOffset: firstChild &+ i &* MemoryLayout<UnsafeRawPointer>.stride, as: UnsafeRawPointer.self)
+      try forEachLeaf(child, level: level &- _PersistentVector<Never>.bits, body)
+    }
+  }
+}
+
+extension TrackedArray {
+  /// The layout of this array type's elements in memory, or nil when a check of it fails
+  /// (then read elements through the subscript). Each offset is checked on values built here:
+  /// the stored properties' offsets from `MemoryLayout`, a node's two references by matching
+  /// them with the arrays it was made with, an array's first element by its buffer's address.
+  @_spi(Host) public static func _elementLayout() -> _TrackedArrayLayout? {
+    typealias Vector = _PersistentVector<Element>
+    typealias Node = _VectorNode<Element>
+    guard let vector = MemoryLayout<Self>.offset(of: \Self.vector),
+      let root = MemoryLayout<Vector>.offset(of: \Vector.root),
+      let count = MemoryLayout<Vector>.offset(of: \Vector.count),
+      let shift = MemoryLayout<Vector>.offset(of: \Vector.shift),
+      MemoryLayout<Node?>.size == MemoryLayout<UnsafeRawPointer>.size,
+      MemoryLayout<ContiguousArray<Element>>.size == MemoryLayout<UnsafeRawPointer>.size
+    else { return nil }
+    // A leaf with storage of its own (capacity 1, no element) and an inner node over it.
+    let elements = ContiguousArray<Element>(unsafeUninitializedCapacity: 1) { _, initialized in initialized = 0 }
+    let leaf = Node(elements: elements)
+    let inner = Node(children: [leaf])
+    func address(_ object: AnyObject) -> UnsafeRawPointer { UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque()) }
+    func storage<T>(_ array: ContiguousArray<T>) -> UnsafeRawPointer { unsafeBitCast(array, to: UnsafeRawPointer.self) }
+    let elementStorage = storage(leaf.elements)
+    let childStorage = storage(inner.children)
+    guard elementStorage != storage(leaf.children), childStorage != storage(inner.elements) else { return nil }
+    // The two references sit after the object header, two words.
+    let header = 2 * MemoryLayout<UnsafeRawPointer>.stride
+    let slots = [header, header + MemoryLayout<UnsafeRawPointer>.stride]
+    guard let nodeElements = slots.first(where: { address(leaf).load(fromByteOffset: $0, as: UnsafeRawPointer.self) == elementStorage }),
+      let nodeChildren = slots.first(where: { address(inner).load(fromByteOffset: $0, as: UnsafeRawPointer.self) == childStorage }),
+      nodeElements != nodeChildren,
+      let firstElement = leaf.elements.withUnsafeBufferPointer({ $0.baseAddress.map { UnsafeRawPointer($0) - elementStorage } }),
+      let firstChild = inner.children.withUnsafeBufferPointer({ $0.baseAddress.map { UnsafeRawPointer($0) - childStorage } }),
+      address(inner).load(fromByteOffset: nodeChildren, as: UnsafeRawPointer.self)
+        .load(fromByteOffset: firstChild, as: UnsafeRawPointer.self) == address(leaf)
+    else { return nil }
+    // An array's count: the word after the object header (1 child, 0 elements; the next
+    // word holds the capacities, at least 1).
+    let arrayCount = header
+    guard childStorage.load(fromByteOffset: arrayCount, as: Int.self) == 1,
+      elementStorage.load(fromByteOffset: arrayCount, as: Int.self) == 0,
+      childStorage.load(fromByteOffset: arrayCount + MemoryLayout<Int>.stride, as: Int.self) != 1
+    else { return nil }
+    let layout = _TrackedArrayLayout(
+      vector: vector, root: root, count: count, shift: shift, nodeElements: nodeElements, nodeChildren: nodeChildren,
+      firstElement: firstElement, firstChild: firstChild, arrayCount: arrayCount, stride: MemoryLayout<Element>.stride)
+    return withExtendedLifetime((leaf, inner)) { layout }
   }
 }

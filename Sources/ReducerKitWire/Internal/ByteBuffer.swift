@@ -13,6 +13,8 @@ struct _ByteBuffer: ~Copyable {
   private(set) var base: UnsafeMutablePointer<UInt8>
   private(set) var count = 0
   private(set) var capacity: Int
+  /// The memory at `base` belongs to someone else (`init(borrowing:capacity:)`).
+  private var borrowed = false
 
   /// `capacity` 0 allocates nothing until the first write.
   init(capacity: Int = 256) {
@@ -20,9 +22,21 @@ struct _ByteBuffer: ~Copyable {
     base = capacity > 0 ? .allocate(capacity: capacity) : _ByteBuffer.unallocated
   }
 
-  deinit {
-    if capacity > 0 { base.deallocate() }
+  /// A buffer that writes into `capacity` bytes at `base`, owned by someone else (an
+  /// `[UInt8]` being initialized): they are not freed here, and if the buffer needs more it
+  /// moves to memory of its own (see `isBorrowing`).
+  init(borrowing base: UnsafeMutablePointer<UInt8>, capacity: Int) {
+    self.base = base
+    self.capacity = capacity
+    borrowed = true
   }
+
+  deinit {
+    if capacity > 0 && !borrowed { base.deallocate() }
+  }
+
+  /// Whether the bytes are still in the memory given to `init(borrowing:capacity:)`.
+  var isBorrowing: Bool { borrowed }
 
   /// A placeholder address for an empty buffer; never dereferenced (capacity 0).
   private static var unallocated: UnsafeMutablePointer<UInt8> {
@@ -46,7 +60,8 @@ struct _ByteBuffer: ~Copyable {
     let newCapacity = max(capacity < 65536 ? capacity &* 4 : capacity &* 2, needed, 64)
     let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
     newBase.update(from: base, count: count)
-    if capacity > 0 { base.deallocate() }
+    if capacity > 0 && !borrowed { base.deallocate() }
+    borrowed = false
     base = newBase
     capacity = newCapacity
   }

@@ -45,7 +45,7 @@ final class _EncoderImpl: Encoder {
   // `@exclusivity(unchecked)`: an encoder is created per `encode` call, used by one thread,
   // and its methods never overlap accesses to these properties, so the dynamic exclusivity
   // checks (a large share of the hot path) would only cost time.
-  @exclusivity(unchecked) var out = _ByteBuffer(capacity: 256)
+  @exclusivity(unchecked) var out: _ByteBuffer
   @exclusivity(unchecked) var frames = _Stack<_Frame>()
   @exclusivity(unchecked) var path = _PathStack()
   @exclusivity(unchecked) var nextFrameID: UInt32 = 1
@@ -68,7 +68,10 @@ final class _EncoderImpl: Encoder {
   /// `ContiguousArray` (asked once: the comparison instantiates the array's metadata).
   @exclusivity(unchecked) var runType: (id: ObjectIdentifier, isArray: Bool)?
 
-  init() {}
+  init() { out = _ByteBuffer(capacity: 256) }
+
+  /// An encoder writing into `out`.
+  init(out: consuming _ByteBuffer) { self.out = out }
 
   var codingPath: [any CodingKey] { path.entries().map(\.key) }
   var userInfo: [CodingUserInfoKey: Any] { [:] }
@@ -181,7 +184,11 @@ final class _EncoderImpl: Encoder {
       slotIsEnum = savedIsEnum
     }
     do {
-      try value.encode(to: self)
+      // A whole state through a run cache: a `TrackedArray` is written a leaf at a time.
+      if let table = runs, try encodeStoredRuns(value, table: table) {
+      } else {
+        try value.encode(to: self)
+      }
     } catch {
       closeFrames(downTo: base)
       throw record(wrap(error, value: value))

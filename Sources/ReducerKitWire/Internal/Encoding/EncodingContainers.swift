@@ -270,7 +270,8 @@ struct _UnkeyedEncoder: UnkeyedEncodingContainer {
       try sequence.withContiguousStorageIfAvailable({ (elements) throws -> Bool in
         guard let base = elements.baseAddress, !elements.isEmpty else { return false }
         try impl.encodeRun(
-          UnsafeRawPointer(base), count: elements.count, stride: MemoryLayout<S.Element>.stride, owner: sequence,
+          UnsafeRawPointer(base), count: elements.count, stride: MemoryLayout<S.Element>.stride,
+          owner: Unmanaged.passUnretained(unsafeBitCast(sequence, to: AnyObject.self)),  // a `ContiguousArray`: its storage
           plan, frame: frame, id: id, table: table)
         return true
       }) == true
