@@ -65,6 +65,9 @@ package final class PatchEngine<State>: Sendable {
     // the syncer finds its buffers unshared and writes into them in place.
     guard let baseVersion = history.base?.version else {
       history.base = (state, version)
+      // The segment list's storage, and a rehearsal of the diff (see `_Syncer.rehearse`):
+      // what the first diff would set up for the first time, set up when patches start.
+      history.segments.reserveCapacity(4)
       var scratch = PatchWriter(pool: history.pool)
       withUnsafePointer(to: state) { syncer.rehearse(UnsafeRawPointer($0), into: &scratch, depth: 0) }
       return
